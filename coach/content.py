@@ -1,0 +1,497 @@
+"""Content packs: card and persona schemas, the markdown loader and the library validator.
+
+A card or persona is a markdown file with YAML front matter. The front matter is checked by
+strict pydantic models (unknown keys are errors); the body is split into `## ` sections.
+Every problem is reported as `path:line: message` and never stops the other files loading.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+import frontmatter
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from coach.errors import UnknownCardError, UnknownPersonaError, UnknownTurnError
+
+SLUG = r"^[a-z0-9][a-z0-9_-]*$"
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+def _non_blank(value: str) -> str:
+    if not value.strip():
+        raise ValueError("must not be empty")
+    return value
+
+
+class DetectorSpec(Strict):
+    type: str
+    params: dict[str, Any] = Field(default_factory=dict)
+
+
+class Criterion(Strict):
+    id: str = Field(pattern=SLUG)
+    label: str
+    label_ko: str
+    definition: str
+    detector: DetectorSpec
+    tip: str
+    tip_ko: str
+    follow_ups: list[str] = Field(min_length=1)
+    weight: float = Field(default=1.0, gt=0, le=10)
+
+    _blank = field_validator("label", "label_ko", "definition", "tip", "tip_ko")(_non_blank)
+
+
+class Turn(Strict):
+    id: str = Field(pattern=SLUG)
+    prompt: str
+    prompt_ko: str | None = None
+    variants: list[str] = Field(default_factory=list)
+    criteria: list[str] = Field(min_length=1)
+
+    _blank = field_validator("prompt")(_non_blank)
+
+
+class Pitfall(Strict):
+    text: str
+    text_ko: str
+    criterion: str | None = None
+
+
+class CardFrontMatter(Strict):
+    id: str = Field(pattern=SLUG)
+    kind: Literal["meeting", "interview"]
+    title: str
+    title_ko: str
+    level: Literal["beginner", "intermediate", "upper-intermediate", "advanced"]
+    tags: list[str] = Field(min_length=1)
+    persona: str
+    estimated_seconds: int | None = Field(default=None, gt=0)
+    turns: list[Turn] = Field(min_length=1)
+    criteria: list[Criterion] = Field(min_length=1)
+    follow_ups: list[str] = Field(default_factory=list)
+    pitfalls: list[Pitfall] = Field(default_factory=list)
+    structure: list[str] | None = None
+
+    _blank = field_validator("title", "title_ko")(_non_blank)
+
+
+class ModelAnswer(Strict):
+    title: str
+    text: str
+    notes: str = ""
+
+
+class Card(CardFrontMatter):
+    """A card as loaded: the front matter plus what the markdown body holds."""
+
+    sections: dict[str, str] = Field(default_factory=dict)
+    model_answers: list[ModelAnswer] = Field(default_factory=list)
+    path: str = ""
+    content_version: str = ""
+
+    def turn(self, turn_id: str | None) -> Turn:
+        if turn_id is None:
+            return self.turns[0]
+        for turn in self.turns:
+            if turn.id == turn_id:
+                return turn
+        known = ", ".join(t.id for t in self.turns)
+        raise UnknownTurnError(f"card {self.id!r} has no turn {turn_id!r} (turns: {known})")
+
+    def criterion(self, criterion_id: str) -> Criterion:
+        for criterion in self.criteria:
+            if criterion.id == criterion_id:
+                return criterion
+        raise KeyError(criterion_id)
+
+    def criteria_for(self, turn_id: str | None) -> list[Criterion]:
+        return [self.criterion(cid) for cid in self.turn(turn_id).criteria]
+
+
+class Voice(Strict):
+    voice: str = "en-us"
+    rate: int = Field(default=165, ge=80, le=300)
+    pitch: int = Field(default=50, ge=0, le=99)
+
+
+class PersonaFrontMatter(Strict):
+    id: str = Field(pattern=SLUG)
+    name: str
+    role: str
+    company: str
+    style: str
+    voice: Voice = Field(default_factory=Voice)
+    max_follow_ups: int = Field(default=3, ge=0, le=10)
+    strictness: Literal["lenient", "balanced", "strict"] = "balanced"
+    greeting: str | None = None
+    follow_up_lead_ins: list[str] = Field(default_factory=list)
+    retry_line: str = "Let's try that one again."
+    closing: str = "Thank you, that's all from me."
+
+    _blank = field_validator("name", "role", "style")(_non_blank)
+
+
+class Persona(PersonaFrontMatter):
+    instructions: str = ""
+    path: str = ""
+
+
+@dataclass(frozen=True)
+class Problem:
+    path: str
+    line: int
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line}: {self.message}"
+
+
+@dataclass
+class Library:
+    cards: dict[str, Card] = field(default_factory=dict)
+    personas: dict[str, Persona] = field(default_factory=dict)
+    problems: list[Problem] = field(default_factory=list)
+
+    def card(self, card_id: str) -> Card:
+        try:
+            return self.cards[card_id]
+        except KeyError:
+            raise UnknownCardError(f"unknown card {card_id!r}; see `coach cards`") from None
+
+    def persona(self, persona_id: str) -> Persona:
+        try:
+            return self.personas[persona_id]
+        except KeyError:
+            raise UnknownPersonaError(f"unknown persona {persona_id!r}") from None
+
+    def cards_of_kind(self, kind: str | None = None) -> list[Card]:
+        return sorted(
+            (c for c in self.cards.values() if kind is None or c.kind == kind),
+            key=lambda c: (c.kind, c.title),
+        )
+
+
+# --- parsing ---------------------------------------------------------------------------
+
+
+class _LineMap:
+    """Maps a pydantic error location to the line of that key in the YAML front matter."""
+
+    def __init__(self, node: yaml.Node | None, first_line: int):
+        self.lines: dict[tuple, int] = {}
+        self.first_line = first_line
+        if node is not None:
+            self._walk(node, ())
+
+    def _walk(self, node: yaml.Node, loc: tuple) -> None:
+        self.lines[loc] = node.start_mark.line + self.first_line
+        if isinstance(node, yaml.MappingNode):
+            for key, value in node.value:
+                self.lines[(*loc, key.value)] = key.start_mark.line + self.first_line
+                self._walk_value(value, (*loc, key.value))
+        elif isinstance(node, yaml.SequenceNode):
+            for index, item in enumerate(node.value):
+                self._walk(item, (*loc, index))
+
+    def _walk_value(self, node: yaml.Node, loc: tuple) -> None:
+        if isinstance(node, yaml.MappingNode | yaml.SequenceNode):
+            key_line = self.lines[loc]
+            self._walk(node, loc)
+            self.lines[loc] = key_line
+        # scalars keep the key's line
+
+    def line(self, loc: Iterable) -> int:
+        loc = tuple(loc)
+        while loc and loc not in self.lines:
+            loc = loc[:-1]
+        return self.lines.get(loc, self.first_line)
+
+
+@dataclass
+class _Parsed:
+    data: dict[str, Any]
+    body: str
+    body_first_line: int
+    lines: _LineMap
+
+
+def _parse_markdown(path: Path, text: str, problems: list[Problem]) -> _Parsed | None:
+    handler = frontmatter.YAMLHandler()
+    if not handler.detect(text):
+        problems.append(Problem(str(path), 1, "missing YAML front matter (start the file with ---)"))
+        return None
+    front, body = handler.split(text)
+    # the split keeps the newline that ends the opening ---, so index 0 is line 1
+    first_line = 1
+    try:
+        data = yaml.safe_load(front)
+        node = yaml.compose(front, Loader=yaml.SafeLoader)
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line = first_line + (mark.line if mark else 0)
+        problems.append(Problem(str(path), line, f"YAML syntax error: {exc.problem or exc}"))
+        return None
+    if not isinstance(data, dict):
+        problems.append(Problem(str(path), first_line, "front matter must be a mapping of fields"))
+        return None
+    body_first_line = front.count("\n") + 1  # the body also starts with the closing ---'s newline
+    return _Parsed(data, body, body_first_line, _LineMap(node, first_line))
+
+
+def _report_validation(path: Path, exc: ValidationError, lines: _LineMap, out: list[Problem]):
+    for error in exc.errors():
+        loc = [p for p in error["loc"] if not (isinstance(p, str) and p.startswith("function-"))]
+        where = ".".join(str(p) for p in loc) or "front matter"
+        if error["type"] == "extra_forbidden":
+            message = f"unknown field {where!r}"
+        elif error["type"] == "missing":
+            message = f"missing field {where!r}"
+        else:
+            message = f"{where}: {error['msg']}"
+        out.append(Problem(str(path), lines.line(loc), message))
+
+
+_HEADING = re.compile(r"^(#{2,3})\s+(.+?)\s*$")
+
+
+def _sections(body: str, first_line: int) -> tuple[dict[str, str], dict[str, int], list[tuple]]:
+    """Split the body into `## ` sections; also collect `### ` subsections of each."""
+    sections: dict[str, list[str]] = {}
+    section_lines: dict[str, int] = {}
+    subsections: list[tuple[str, str, int, list[str]]] = []
+    current: str | None = None
+    for offset, line in enumerate(body.splitlines()):
+        match = _HEADING.match(line)
+        if match and len(match.group(1)) == 2:
+            current = match.group(2)
+            sections[current] = []
+            section_lines[current] = first_line + offset
+            continue
+        if current is None:
+            continue
+        sections[current].append(line)
+        if match:
+            subsections.append((current, match.group(2), first_line + offset, []))
+        elif subsections and subsections[-1][0] == current:
+            subsections[-1][3].append(line)
+    text = {name: "\n".join(lines).strip() for name, lines in sections.items()}
+    return text, section_lines, subsections
+
+
+MODEL_ANSWERS = "Model answers"
+
+
+def _model_answers(subsections: list[tuple]) -> list[ModelAnswer]:
+    answers = []
+    for section, title, _line, lines in subsections:
+        if section != MODEL_ANSWERS:
+            continue
+        spoken = [ln for ln in lines if not ln.lstrip().startswith(">")]
+        notes = [ln.lstrip()[1:].strip() for ln in lines if ln.lstrip().startswith(">")]
+        answers.append(
+            ModelAnswer(
+                title=title,
+                text=" ".join(" ".join(spoken).split()),
+                notes=" ".join(n for n in notes if n),
+            )
+        )
+    return answers
+
+
+REQUIRED_SECTIONS = {
+    "meeting": ("Situation", "Key phrases"),
+    "interview": ("Situation", "Key concepts", MODEL_ANSWERS),
+}
+
+
+def parse_card(path: Path, text: str, problems: list[Problem]) -> tuple[Card, _LineMap] | None:
+    parsed = _parse_markdown(path, text, problems)
+    if parsed is None:
+        return None
+    try:
+        front = CardFrontMatter.model_validate(parsed.data)
+    except ValidationError as exc:
+        _report_validation(path, exc, parsed.lines, problems)
+        return None
+    sections, section_lines, subsections = _sections(parsed.body, parsed.body_first_line)
+    ok = True
+    for name in REQUIRED_SECTIONS[front.kind]:
+        if not sections.get(name):
+            line = section_lines.get(name, parsed.body_first_line)
+            problems.append(Problem(str(path), line, f"missing or empty section '## {name}'"))
+            ok = False
+    answers = _model_answers(subsections)
+    if front.kind == "interview" and sections.get(MODEL_ANSWERS) and not answers:
+        problems.append(
+            Problem(
+                str(path),
+                section_lines[MODEL_ANSWERS],
+                "'## Model answers' needs at least one '### Title' subsection",
+            )
+        )
+        ok = False
+    _check_card_references(path, front, parsed.lines, problems)
+    if not ok:
+        return None
+    card = Card(
+        **front.model_dump(),
+        sections=sections,
+        model_answers=answers,
+        path=str(path),
+        content_version=hashlib.sha256(text.encode()).hexdigest()[:12],
+    )
+    return card, parsed.lines
+
+
+def _check_card_references(path: Path, card: CardFrontMatter, lines: _LineMap, out: list[Problem]):
+    from scoring.detectors import check_detector_spec
+
+    seen: set[str] = set()
+    for index, criterion in enumerate(card.criteria):
+        if criterion.id in seen:
+            loc = ("criteria", index, "id")
+            out.append(Problem(str(path), lines.line(loc), f"duplicate criterion id {criterion.id!r}"))
+        seen.add(criterion.id)
+        for message in check_detector_spec(criterion.detector.type, criterion.detector.params):
+            loc = ("criteria", index, "detector", "params" if "param" in message else "type")
+            out.append(Problem(str(path), lines.line(loc), f"criterion {criterion.id!r}: {message}"))
+    turn_ids: set[str] = set()
+    for index, turn in enumerate(card.turns):
+        if turn.id in turn_ids:
+            out.append(
+                Problem(str(path), lines.line(("turns", index, "id")), f"duplicate turn id {turn.id!r}")
+            )
+        turn_ids.add(turn.id)
+        for cindex, cid in enumerate(turn.criteria):
+            if cid not in seen:
+                out.append(
+                    Problem(
+                        str(path),
+                        lines.line(("turns", index, "criteria", cindex)),
+                        f"turn {turn.id!r} names criterion {cid!r}, which is not defined in criteria",
+                    )
+                )
+    for index, cid in enumerate(card.structure or []):
+        if cid not in seen:
+            out.append(
+                Problem(str(path), lines.line(("structure", index)), f"structure names unknown criterion {cid!r}")
+            )
+    for index, pitfall in enumerate(card.pitfalls):
+        if pitfall.criterion and pitfall.criterion not in seen:
+            out.append(
+                Problem(
+                    str(path),
+                    lines.line(("pitfalls", index, "criterion")),
+                    f"pitfall names unknown criterion {pitfall.criterion!r}",
+                )
+            )
+
+
+def parse_persona(path: Path, text: str, problems: list[Problem]) -> Persona | None:
+    parsed = _parse_markdown(path, text, problems)
+    if parsed is None:
+        return None
+    try:
+        front = PersonaFrontMatter.model_validate(parsed.data)
+    except ValidationError as exc:
+        _report_validation(path, exc, parsed.lines, problems)
+        return None
+    instructions = parsed.body.strip()
+    if not instructions:
+        problems.append(
+            Problem(str(path), parsed.body_first_line, "the body must hold the persona's instructions")
+        )
+        return None
+    return Persona(**front.model_dump(), instructions=instructions, path=str(path))
+
+
+# --- the library -------------------------------------------------------------------------
+
+
+def _markdown_files(paths: Iterable[Path]) -> list[Path]:
+    files: list[Path] = []
+    for path in paths:
+        if path.is_dir():
+            files.extend(p for p in sorted(path.rglob("*.md")) if p.name.lower() != "readme.md")
+        elif path.exists():
+            files.append(path)
+    return files
+
+
+def _is_persona_file(path: Path, persona_roots: list[Path]) -> bool:
+    resolved = path.resolve()
+    return any(root.resolve() in resolved.parents for root in persona_roots)
+
+
+def load_library(
+    content_paths: Iterable[Path], persona_paths: Iterable[Path], check_paths: Iterable[Path] = ()
+) -> Library:
+    """Load every card and persona; broken files become problems, the rest loads.
+
+    `check_paths` are extra files or folders to validate (for `coach validate PATH`): files
+    under a persona folder are read as personas, the others as cards.
+    """
+    persona_roots = [Path(p) for p in persona_paths]
+    library = Library()
+    card_lines: dict[str, tuple[str, _LineMap]] = {}
+    persona_files = _markdown_files(persona_roots)
+    card_files = _markdown_files(Path(p) for p in content_paths)
+    for extra in _markdown_files(Path(p) for p in check_paths):
+        (persona_files if _is_persona_file(extra, persona_roots) else card_files).append(extra)
+
+    for path in dict.fromkeys(persona_files):
+        persona = parse_persona(path, _read(path, library.problems), library.problems)
+        if persona is None:
+            continue
+        if persona.id in library.personas:
+            library.problems.append(Problem(str(path), 2, f"duplicate persona id {persona.id!r}"))
+            continue
+        library.personas[persona.id] = persona
+
+    for path in dict.fromkeys(card_files):
+        parsed = parse_card(path, _read(path, library.problems), library.problems)
+        if parsed is None:
+            continue
+        card, lines = parsed
+        if card.id in library.cards:
+            first = library.cards[card.id].path
+            library.problems.append(
+                Problem(str(path), lines.line(("id",)), f"duplicate card id {card.id!r} (also in {first})")
+            )
+            continue
+        library.cards[card.id] = card
+        card_lines[card.id] = (str(path), lines)
+
+    for card in list(library.cards.values()):
+        if card.persona not in library.personas:
+            path, lines = card_lines[card.id]
+            library.problems.append(
+                Problem(path, lines.line(("persona",)), f"persona {card.persona!r} does not exist")
+            )
+    return library
+
+
+def _read(path: Path, problems: list[Problem]) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        problems.append(Problem(str(path), 1, f"cannot read file: {exc}"))
+        return ""
+
+
+def default_library() -> Library:
+    from coach.config import load_settings
+
+    settings = load_settings()
+    return load_library(settings.content_dirs, settings.persona_dirs)

@@ -1,0 +1,57 @@
+"""Typed errors of the core; the CLI and the UI turn each into one clear message."""
+
+
+class CoachError(Exception):
+    """Base class: the message is meant for the user, on one line."""
+
+
+class ContentError(CoachError):
+    """A card or persona is missing or invalid."""
+
+
+class UnknownCardError(ContentError):
+    pass
+
+
+class UnknownTurnError(ContentError):
+    pass
+
+
+class UnknownPersonaError(ContentError):
+    pass
+
+
+class EmptyAnswerError(CoachError):
+    """The answer has no words in it."""
+
+
+class AnswerTooLongError(CoachError):
+    pass
+
+
+class StorageError(CoachError):
+    """The database cannot be read or written (locked, read-only, unreachable)."""
+
+
+class SessionNotFoundError(StorageError):
+    pass
+
+
+class SessionFinishedError(CoachError):
+    pass
+
+
+class AudioError(CoachError):
+    """The recording cannot be used (empty, silent, corrupt, too long, not English)."""
+
+
+class SpeechModelError(CoachError):
+    """The speech-to-text model cannot be loaded."""
+
+
+class LLMUnavailableError(CoachError):
+    """The configured LLM did not answer (timeout, refused, rate limited)."""
+
+
+class LLMInvalidReplyError(CoachError):
+    """The configured LLM answered with something unusable."""

@@ -1,0 +1,118 @@
+"""Rubric scoring: deterministic detectors with verbatim evidence, offline and fast.
+
+    scoring.score(card, turn_id, text) -> Scorecard
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from scoring.models import CriterionResult, FeedbackItem, PitfallHit, Scorecard, SpeechTiming, Structure
+
+if TYPE_CHECKING:
+    from coach.content import Card
+
+SCORER_VERSION = "1.0.0"
+MAX_SCORED_CHARS = 20_000
+
+__all__ = ["SCORER_VERSION", "Scorecard", "SpeechTiming", "score", "is_trivial"]
+
+
+def is_trivial(text: str) -> bool:
+    """An answer that says nothing ('fine', 'I don't know', 'yes'), whatever else matches."""
+    from scoring.detectors.base import guards
+
+    words = re.findall(r"[\w'’]+", text)
+    if len(words) < 2:
+        return True
+    stripped = re.sub(r"[^\w\s'’/]", " ", text).strip().lower()
+    stripped = re.sub(r"\s+", " ", stripped)
+    trivial = guards()["trivial"]
+    return any(re.fullmatch(p, stripped, re.IGNORECASE) for p in trivial)
+
+
+def score(
+    card: Card,
+    turn_id: str | None,
+    text: str,
+    timing: SpeechTiming | None = None,
+    answer_id: str | None = None,
+) -> Scorecard:
+    """Score one answer against the criteria of one turn of a card."""
+    from scoring.delivery import measure
+    from scoring.detectors import detector_for
+    from scoring.text import Answer
+
+    turn = card.turn(turn_id)
+    notes = []
+    scored_text = text
+    if len(text) > MAX_SCORED_CHARS:
+        scored_text = text[:MAX_SCORED_CHARS]
+        notes.append(f"only the first {MAX_SCORED_CHARS:,} characters were scored")
+    answer = Answer(scored_text)
+    trivial = is_trivial(scored_text)
+    results: dict[str, CriterionResult] = {}
+    for criterion in card.criteria_for(turn.id):
+        if trivial:
+            results[criterion.id] = CriterionResult(met=False, score=0.0, reason="answer too short to show this")
+            continue
+        detector = detector_for(criterion.detector.type)
+        params = detector.Params.model_validate(criterion.detector.params)
+        hit = detector.detect(answer, params, turn.id)
+        results[criterion.id] = CriterionResult(
+            met=hit.met, score=hit.score if hit.met else min(hit.score, 0.99), evidence=hit.evidence, reason=hit.reason
+        )
+    criteria = card.criteria_for(turn.id)
+    total_weight = sum(c.weight for c in criteria)
+    overall = sum(results[c.id].score * c.weight for c in criteria) / total_weight
+    return Scorecard(
+        id=answer_id,
+        card=card.id,
+        turn=turn.id,
+        criteria=results,
+        overall=round(overall, 3),
+        delivery=measure(answer, timing),
+        feedback=feedback_for(card, results),
+        pitfalls=[
+            PitfallHit(text=p.text, text_ko=p.text_ko, criterion=p.criterion)
+            for p in card.pitfalls
+            if p.criterion in results and not results[p.criterion].met
+        ],
+        structure=structure_of(card, results, scored_text),
+        notes=notes,
+        scorer_version=SCORER_VERSION,
+    )
+
+
+def feedback_for(card: Card, results: dict[str, CriterionResult]) -> list[FeedbackItem]:
+    items = []
+    for cid, result in results.items():
+        if result.met:
+            continue
+        criterion = card.criterion(cid)
+        items.append(
+            FeedbackItem(
+                criterion=cid,
+                label=criterion.label,
+                label_ko=criterion.label_ko,
+                tip=criterion.tip,
+                tip_ko=criterion.tip_ko,
+                follow_up=criterion.follow_ups[0],
+            )
+        )
+    return items
+
+
+def structure_of(card: Card, results: dict[str, CriterionResult], text: str) -> Structure | None:
+    """Where each part of the expected structure first appears, and whether in order."""
+    if not card.structure:
+        return None
+    positions = {}
+    for cid in card.structure:
+        result = results.get(cid)
+        if result and result.met and result.evidence:
+            positions[cid] = text.find(result.evidence[0])
+    found = sorted(positions, key=positions.get)
+    expected_present = [cid for cid in card.structure if cid in positions]
+    return Structure(expected=list(card.structure), found=found, in_order=found == expected_present)

@@ -1,0 +1,231 @@
+"""Detectors for experience questions: what the speaker did, how, the proof, the team, the
+option they rejected and what they would do differently."""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+
+from pydantic import Field
+
+from scoring.detectors.base import (
+    Detector,
+    Hit,
+    Params,
+    PatternSet,
+    compiled,
+    first_sentences,
+    is_future,
+    is_negated,
+    pattern_data,
+)
+from scoring.text import Answer
+
+
+def _lexicon() -> dict:
+    return pattern_data("experience")
+
+
+class ExtraPatterns(Params):
+    extra_patterns: list[str] = Field(default_factory=list)
+
+
+def _sentences_matching(answer: Answer, patterns: PatternSet, *, guard: bool) -> list:
+    """Sentences with a match in a clause that is not negated (and not future, with guard)."""
+    found = []
+    for clause, sentence in answer.clauses:
+        match = patterns.search(clause.text)
+        if match is None:
+            continue
+        if guard and (is_negated(clause) or is_future(clause)):
+            continue
+        found.append((sentence, clause.start + match.start()))
+    return found
+
+
+def _validated(patterns: list[str]) -> list[str]:
+    for pattern in patterns:
+        re.compile(pattern)
+    return patterns
+
+
+class SelfActionParams(Params):
+    techniques: list[str] = Field(default_factory=list)
+    extra_patterns: list[str] = Field(default_factory=list)
+
+
+@cache
+def _self_action_regexes(techniques: tuple[str, ...]) -> tuple[re.Pattern, PatternSet, PatternSet]:
+    lex = _lexicon()["self_action"]
+    verbs = "|".join(f"(?:{v})" for v in lex["verbs"])
+    action = re.compile(rf"{lex['subject']}(?:{verbs})\b", re.IGNORECASE)
+    ownership = PatternSet(lex["ownership"])
+    return action, ownership, PatternSet(list(lex["techniques"]) + list(techniques))
+
+
+class SelfAction(Detector):
+    type = "self_action"
+    Params = SelfActionParams
+    description = (
+        "The speaker took a concrete technical action themselves ('I rewrote the jit "
+        "boundaries'): first person, an action verb and a named technique in one clause. "
+        "Actions of the team, a vendor or a colleague do not count."
+    )
+
+    def detect(self, answer, params, turn_id):
+        action, ownership, techniques = _self_action_regexes(tuple(params.techniques))
+        extra = compiled(tuple(params.extra_patterns))
+        found = []
+        for clause, sentence in answer.clauses:
+            if is_negated(clause) or is_future(clause):
+                continue
+            match = action.search(clause.text) or ownership.search(clause.text)
+            if match and techniques.search(clause.text):
+                found.append((sentence, clause.start + match.start()))
+            elif extra and (m := extra.search(clause.text)):
+                found.append((sentence, clause.start + m.start()))
+        if not found:
+            return Hit.none("no technique the speaker applied themselves ('I …')")
+        return Hit(True, 1.0, first_sentences(answer, found), "a concrete action of the speaker's own")
+
+
+class Process(Detector):
+    type = "process"
+    Params = ExtraPatterns
+    description = (
+        "How the problem was worked: profiling, root-cause analysis, a hypothesis and its "
+        "verification, a benchmark before and after."
+    )
+
+    def detect(self, answer, params, turn_id):
+        patterns = compiled(tuple(_lexicon()["process"]) + tuple(params.extra_patterns))
+        found = [
+            (sentence, start)
+            for sentence, start in _sentences_matching(answer, patterns, guard=False)
+            if not _negated_at(answer, start)
+        ]
+        if not found:
+            return Hit.none("no profiling, root cause, hypothesis or benchmark described")
+        return Hit(True, 1.0, first_sentences(answer, found), "describes how the problem was found")
+
+
+def _negated_at(answer: Answer, position: int) -> bool:
+    for clause, _sentence in answer.clauses:
+        if clause.start <= position < clause.end:
+            return is_negated(clause) or is_future(clause)
+    return False
+
+
+class MeasuredResultParams(Params):
+    extra_outcome_words: list[str] = Field(default_factory=list)
+
+
+@cache
+def _result_regexes(extra_outcomes: tuple[str, ...]) -> dict:
+    lex = _lexicon()["measured_result"]
+    flags = re.IGNORECASE
+    return {
+        "percent": re.compile(lex["percent"], flags),
+        "multiplier": re.compile(lex["multiplier"], flags),
+        "from_to": re.compile(lex["from_to"], flags),
+        "unit": re.compile(lex["unit"], flags),
+        "setup": re.compile(lex["setup_units"], flags),
+        "year": re.compile(lex["year"]),
+        "outcome": PatternSet(list(lex["outcome_words"]) + list(extra_outcomes)),
+    }
+
+
+class MeasuredResult(Detector):
+    type = "measured_result"
+    Params = MeasuredResultParams
+    description = (
+        "A figure that proves the outcome: before/after, a % change, an x-fold speed-up, a "
+        "latency, throughput, cost or utilisation number. Setup numbers (a year, a team or "
+        "cluster size, a version), vague claims, negations and plans do not count. Spoken "
+        "numbers ('seventy eight percent') count like digits."
+    )
+
+    def detect(self, answer, params, turn_id):
+        rx = _result_regexes(tuple(params.extra_outcome_words))
+        found = []
+        for clause, sentence in answer.clauses:
+            text = clause.numeric
+            if is_negated(clause) or is_future(clause):
+                continue
+            if self._has_result_figure(text, rx):
+                found.append((sentence, None))
+        if not found:
+            return Hit.none("no figure that shows the result (a before/after, %, x-fold or metric)")
+        return Hit(True, 1.0, first_sentences(answer, found), "gives a number for the outcome")
+
+    @staticmethod
+    def _has_result_figure(text: str, rx: dict) -> bool:
+        # blank out setup numbers and years so they cannot pass as results
+        cleaned = rx["year"].sub(" ", rx["setup"].sub(" ", text))
+        if rx["from_to"].search(cleaned) or rx["multiplier"].search(cleaned):
+            return True
+        has_outcome = rx["outcome"].search(cleaned) is not None
+        return has_outcome and bool(rx["percent"].search(cleaned) or rx["unit"].search(cleaned))
+
+
+class Teamwork(Detector):
+    type = "teamwork"
+    Params = ExtraPatterns
+    description = (
+        "Concrete collaboration: who did what, a split of roles, working with a named "
+        "person or team on something. A bare 'we' does not count."
+    )
+
+    def detect(self, answer, params, turn_id):
+        patterns = compiled(tuple(_lexicon()["teamwork"]) + tuple(params.extra_patterns))
+        found = [
+            (s, start)
+            for s, start in _sentences_matching(answer, patterns, guard=False)
+            if not _negated_at(answer, start)
+        ]
+        if not found:
+            return Hit.none("no concrete collaboration (who did what)")
+        return Hit(True, 1.0, first_sentences(answer, found), "says who did what in the team")
+
+
+class OptionsRejected(Detector):
+    type = "options_rejected"
+    Params = ExtraPatterns
+    description = "An alternative that was considered and not chosen, ideally with why."
+
+    def detect(self, answer, params, turn_id):
+        lex = _lexicon()
+        negative = compiled(tuple(lex["options_rejected_negative"]))
+        patterns = compiled(tuple(lex["options_rejected"]) + tuple(params.extra_patterns))
+        found = []
+        for clause, sentence in answer.clauses:
+            if negative.search(sentence.text):
+                continue
+            # match over the whole sentence: "we considered X, but ..." spans two clauses
+            match = patterns.search(sentence.text)
+            if match and not is_future(clause):
+                found.append((sentence, sentence.start + match.start()))
+        if not found:
+            return Hit.none("no alternative named that was considered and rejected")
+        return Hit(True, 1.0, first_sentences(answer, found), "names an option that was rejected")
+
+
+class Reflection(Detector):
+    type = "reflection"
+    Params = ExtraPatterns
+    description = "What the speaker would do differently, or a lesson they learned."
+
+    def detect(self, answer, params, turn_id):
+        lex = _lexicon()
+        negative = compiled(tuple(lex["reflection_negative"]))
+        patterns = compiled(tuple(lex["reflection"]) + tuple(params.extra_patterns))
+        found = []
+        for sentence in answer.sentences:
+            if negative.search(sentence.text):
+                continue
+            match = patterns.search(sentence.text)
+            if match:
+                found.append((sentence, match.start() + sentence.start))
+        if not found:
+            return Hit.none("no lesson or 'what I would do differently'")
+        return Hit(True, 1.0, first_sentences(answer, found), "reflects on what to change")

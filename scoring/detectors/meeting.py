@@ -1,0 +1,150 @@
+"""Detectors for meeting language: named moves, author-written phrases, politeness."""
+
+from __future__ import annotations
+
+import re
+
+from pydantic import Field, field_validator, model_validator
+
+from scoring.detectors.base import Detector, Hit, Params, compiled, first_sentences, pattern_data
+from scoring.text import Answer
+
+
+def _moves() -> dict[str, list[str]]:
+    return pattern_data("meeting")["moves"]
+
+
+def _check_regexes(patterns: list[str]) -> list[str]:
+    for pattern in patterns:
+        try:
+            re.compile(pattern)
+        except re.error as exc:
+            raise ValueError(f"invalid pattern {pattern!r}: {exc}") from None
+    return patterns
+
+
+def _matches(answer: Answer, patterns) -> list:
+    found = []
+    for sentence in answer.sentences:
+        match = patterns.search(sentence.text)
+        if match:
+            found.append((sentence, sentence.start + match.start()))
+    return found
+
+
+def _blunt_hits(answer: Answer, patterns) -> list[str]:
+    return [answer.evidence(s, start) for s, start in _matches(answer, patterns)]
+
+
+class MeetingMoveParams(Params):
+    move: str | None = None
+    by_turn: dict[str, str] = Field(default_factory=dict)
+    extra_patterns: list[str] = Field(default_factory=list)
+    forbid: list[str] = Field(default_factory=list)
+    forbid_move: str | None = None
+
+    _regexes = field_validator("extra_patterns", "forbid")(_check_regexes)
+
+    @model_validator(mode="after")
+    def _known_moves(self):
+        moves = _moves()
+        named = [self.move, self.forbid_move, *self.by_turn.values()]
+        for move in filter(None, named):
+            if move not in moves:
+                raise ValueError(f"unknown move {move!r} (known: {', '.join(sorted(moves))})")
+        if not (self.move or self.by_turn or self.extra_patterns):
+            raise ValueError("give `move`, `by_turn` or `extra_patterns`")
+        return self
+
+
+class MeetingMove(Detector):
+    type = "meeting_move"
+    Params = MeetingMoveParams
+    description = (
+        "A meeting move from the built-in phrase lists (context, progress, next_steps, "
+        "blocker_or_ask, acknowledge, softened_disagreement, reason, alternative, invites_input, "
+        "check_connection, ask_repeat, take_floor, yield_floor, share_screen), chosen per card "
+        "or per turn (`by_turn`). A phrase from `forbid` or `forbid_move` anywhere makes it unmet."
+    )
+
+    def detect(self, answer, params, turn_id):
+        moves = _moves()
+        move = params.by_turn.get(turn_id, params.move)
+        patterns = compiled(tuple(moves.get(move, [])) + tuple(params.extra_patterns))
+        forbidden = tuple(params.forbid) + tuple(moves.get(params.forbid_move, []))
+        if forbidden and (blunt := _blunt_hits(answer, compiled(forbidden))):
+            return Hit(False, 0.0, blunt[:2], "a blunt phrase undoes the softening")
+        found = _matches(answer, patterns)
+        if not found:
+            return Hit.none(f"no phrase that does '{(move or 'this').replace('_', ' ')}'")
+        return Hit(True, 1.0, first_sentences(answer, found), f"{(move or 'phrase').replace('_', ' ')}")
+
+
+class PhrasesParams(Params):
+    patterns: list[str] = Field(default_factory=list)
+    by_turn: dict[str, list[str]] = Field(default_factory=dict)
+    forbid: list[str] = Field(default_factory=list)
+    min_matches: int = Field(default=1, ge=1)
+
+    _regexes = field_validator("patterns", "forbid")(_check_regexes)
+
+    @field_validator("by_turn")
+    @classmethod
+    def _turn_regexes(cls, value):
+        for patterns in value.values():
+            _check_regexes(patterns)
+        return value
+
+    @model_validator(mode="after")
+    def _something(self):
+        if not (self.patterns or self.by_turn):
+            raise ValueError("give `patterns` or `by_turn`")
+        return self
+
+
+class Phrases(Detector):
+    type = "phrases"
+    Params = PhrasesParams
+    description = (
+        "Phrases the author lists in the card (regexes, whole words, any case), for the whole "
+        "card or per turn; `min_matches` different sentences must match; `forbid` undoes it."
+    )
+
+    def detect(self, answer, params, turn_id):
+        patterns = compiled(tuple(params.by_turn.get(turn_id, params.patterns)))
+        if params.forbid and (blunt := _blunt_hits(answer, compiled(tuple(params.forbid)))):
+            return Hit(False, 0.0, blunt[:2], "uses a phrase this criterion rules out")
+        found = _matches(answer, patterns)
+        if len(found) < params.min_matches:
+            return Hit(False, 0.0, [], "none of the expected phrases")
+        return Hit(True, 1.0, first_sentences(answer, found), "uses an expected phrase")
+
+
+class PolitenessParams(Params):
+    extra_markers: list[str] = Field(default_factory=list)
+    extra_blunt: list[str] = Field(default_factory=list)
+    min_markers: int = Field(default=1, ge=1)
+
+    _regexes = field_validator("extra_markers", "extra_blunt")(_check_regexes)
+
+
+class Politeness(Detector):
+    type = "politeness"
+    Params = PolitenessParams
+    description = (
+        "Politeness markers (please, could you, sorry, thank you, I'm afraid, …) and no "
+        "blunt or rude phrase."
+    )
+
+    def detect(self, answer, params, turn_id):
+        data = pattern_data("meeting")["politeness"]
+        blunt = compiled(tuple(data["blunt"]) + tuple(params.extra_blunt))
+        if hits := _blunt_hits(answer, blunt):
+            return Hit(False, 0.0, hits[:2], "a blunt phrase")
+        markers = compiled(tuple(data["markers"]) + tuple(params.extra_markers))
+        found = []
+        for sentence in answer.sentences:
+            found.extend((sentence, sentence.start + m.start()) for m in markers.findall(sentence.text))
+        if len(found) < params.min_markers:
+            return Hit.none("no politeness marker (please, could you, sorry, thank you, …)")
+        return Hit(True, 1.0, first_sentences(answer, found), "polite wording")

@@ -1,0 +1,94 @@
+"""Answer text prepared once for all detectors: sentences and clauses with their offsets.
+
+Detectors match on clauses but always report evidence as slices of the original answer,
+so every evidence string is a verbatim substring of what the speaker said.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import cached_property
+
+from text_to_num import alpha2digit
+
+_SENTENCE_END = re.compile(r"(?<=[.!?。])\s+|\n+|(?<=;)\s+")
+_CLAUSE_BREAK = re.compile(r",\s+(?=but\b|although\b|though\b|however\b|yet\b)|\s+(?=but\b)|—|\s-\s", re.I)
+_NUMBER_WORD = re.compile(
+    r"\b(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|"
+    r"fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|"
+    r"eighty|ninety|hundred|thousand|million|billion|point)\b",
+    re.I,
+)
+WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9'’%.-]*")
+MAX_EVIDENCE_CHARS = 240
+
+
+@dataclass(frozen=True)
+class Span:
+    start: int
+    end: int
+    text: str  # the original text of the span, verbatim
+    numeric: str  # the same text with spoken numbers written as digits (for number patterns)
+
+
+def _spans(text: str, start: int, end: int, splitter: re.Pattern) -> list[tuple[int, int]]:
+    out, cursor = [], start
+    for match in splitter.finditer(text, start, end):
+        out.append((cursor, match.start()))
+        cursor = match.end()
+    out.append((cursor, end))
+    return [(s, e) for s, e in (_strip(text, s, e) for s, e in out) if e > s]
+
+
+def _strip(text: str, start: int, end: int) -> tuple[int, int]:
+    while start < end and text[start] in " \t\r\n\"'“”‘’(":
+        start += 1
+    while end > start and text[end - 1] in " \t\r\n,\"'“”‘’)":
+        end -= 1
+    return start, end
+
+
+def to_digits(text: str) -> str:
+    if not _NUMBER_WORD.search(text):
+        return text
+    try:
+        return alpha2digit(text, "en")
+    except Exception:  # the parser is third-party; a failure must never stop scoring
+        return text
+
+
+class Answer:
+    """One answer, split into sentences and clauses."""
+
+    def __init__(self, text: str):
+        self.text = text
+
+    def _make(self, start: int, end: int) -> Span:
+        raw = self.text[start:end]
+        return Span(start, end, raw, to_digits(raw))
+
+    @cached_property
+    def sentences(self) -> list[Span]:
+        return [self._make(s, e) for s, e in _spans(self.text, 0, len(self.text), _SENTENCE_END)]
+
+    @cached_property
+    def clauses(self) -> list[tuple[Span, Span]]:
+        """(clause, its sentence) pairs; clauses break at 'but', dashes and contrast words."""
+        out = []
+        for sentence in self.sentences:
+            for s, e in _spans(self.text, sentence.start, sentence.end, _CLAUSE_BREAK):
+                out.append((self._make(s, e), sentence))
+        return out
+
+    @cached_property
+    def words(self) -> list[str]:
+        return WORD.findall(self.text)
+
+    def evidence(self, sentence: Span, match_start: int | None = None) -> str:
+        """The sentence as evidence; a long one is cut to a window around the match."""
+        if len(sentence.text) <= MAX_EVIDENCE_CHARS or match_start is None:
+            return sentence.text
+        offset = max(0, match_start - sentence.start - MAX_EVIDENCE_CHARS // 3)
+        window = sentence.text[offset : offset + MAX_EVIDENCE_CHARS]
+        return window.strip()
