@@ -87,9 +87,12 @@ class CardFrontMatter(Strict):
 
 
 class ModelAnswer(Strict):
+    """A model answer from the body; a `### turn-id` title ties it to that turn."""
+
     title: str
     text: str
     notes: str = ""
+    turn: str | None = None
 
 
 class Card(CardFrontMatter):
@@ -292,7 +295,7 @@ def _sections(body: str, first_line: int) -> tuple[dict[str, str], dict[str, int
 MODEL_ANSWERS = "Model answers"
 
 
-def _model_answers(subsections: list[tuple]) -> list[ModelAnswer]:
+def _model_answers(subsections: list[tuple], turn_ids: set[str]) -> list[ModelAnswer]:
     answers = []
     for section, title, _line, lines in subsections:
         if section != MODEL_ANSWERS:
@@ -304,6 +307,7 @@ def _model_answers(subsections: list[tuple]) -> list[ModelAnswer]:
                 title=title,
                 text=" ".join(" ".join(spoken).split()),
                 notes=" ".join(n for n in notes if n),
+                turn=title if title in turn_ids else None,
             )
         )
     return answers
@@ -331,7 +335,7 @@ def parse_card(path: Path, text: str, problems: list[Problem]) -> tuple[Card, _L
             line = section_lines.get(name, parsed.body_first_line)
             problems.append(Problem(str(path), line, f"missing or empty section '## {name}'"))
             ok = False
-    answers = _model_answers(subsections)
+    answers = _model_answers(subsections, {t.id for t in front.turns})
     if front.kind == "interview" and sections.get(MODEL_ANSWERS) and not answers:
         problems.append(
             Problem(

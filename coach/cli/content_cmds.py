@@ -1,0 +1,73 @@
+"""`coach validate` and `coach cards`."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from coach.config import load_settings
+from coach.content import Card, load_library
+
+
+def register(subparsers) -> None:
+    validate = subparsers.add_parser("validate", help="check content packs and personas")
+    validate.add_argument("paths", nargs="*", type=Path, help="files or folders (default: content/ and personas/)")
+    validate.set_defaults(handler=run_validate)
+
+    cards = subparsers.add_parser("cards", help="list the practice cards")
+    cards.add_argument("--kind", choices=["meeting", "interview"])
+    cards.add_argument("--format", choices=["json", "table"], default="table")
+    cards.set_defaults(handler=run_cards)
+
+
+def run_validate(args) -> int:
+    settings = load_settings()
+    if args.paths:
+        personas = [p for p in settings.persona_dirs if p.exists()]
+        library = load_library([], personas, check_paths=args.paths)
+        checked = {str(p) for p in args.paths}
+        library.problems = [
+            p for p in library.problems
+            if any(p.path == c or p.path.startswith(c.rstrip("/") + "/") for c in checked)
+        ]
+    else:
+        library = load_library(settings.content_dirs, settings.persona_dirs)
+    for problem in library.problems:
+        print(problem)
+    if library.problems:
+        print(f"{len(library.problems)} problem(s)", file=sys.stderr)
+        return 1
+    print(f"ok: {len(library.cards)} cards, {len(library.personas)} personas, no problems")
+    return 0
+
+
+def card_summary(card: Card) -> dict:
+    return {
+        "id": card.id,
+        "kind": card.kind,
+        "title": card.title,
+        "title_ko": card.title_ko,
+        "level": card.level,
+        "tags": list(card.tags),
+        "persona": card.persona,
+        "turns": [{"id": t.id, "criteria": list(t.criteria)} for t in card.turns],
+        "criteria": [c.id for c in card.criteria],
+        "follow_ups": list(card.follow_ups),
+        "model_answers": [a.title for a in card.model_answers],
+    }
+
+
+def run_cards(args) -> int:
+    settings = load_settings()
+    library = load_library(settings.content_dirs, settings.persona_dirs)
+    cards = library.cards_of_kind(args.kind)
+    for problem in library.problems:
+        print(f"warning: {problem}", file=sys.stderr)
+    if args.format == "json":
+        print(json.dumps([card_summary(c) for c in cards], ensure_ascii=False, indent=2))
+        return 0
+    width = max((len(c.id) for c in cards), default=10)
+    for card in cards:
+        print(f"{card.id:<{width}}  {card.kind:<9}  {card.title}  ({', '.join(card.tags)})")
+    return 0
