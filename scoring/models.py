@@ -84,6 +84,8 @@ class Scorecard(BaseModel):
     structure: Structure | None = None
     notes: list[str] = Field(default_factory=list)
     scorer_version: str
+    # set only when an LLM judge was asked: {"status": "ok" | "unavailable" | "invalid", ...}
+    llm: dict | None = None
 
     def missing(self) -> list[str]:
         return [cid for cid, result in self.criteria.items() if not result.met]
