@@ -1,0 +1,70 @@
+"""`coach score`: offline, deterministic scoring of answers (DESIGN.md contract)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import scoring
+from coach.config import load_settings
+from coach.content import default_library
+from coach.errors import CoachError, EmptyAnswerError
+
+
+def register(subparsers) -> None:
+    parser = subparsers.add_parser("score", help="score answers against a card's rubric")
+    parser.add_argument("--card", required=True)
+    parser.add_argument("--turn", help="turn id (default: the card's first turn)")
+    source = parser.add_mutually_exclusive_group(required=True)
+    source.add_argument("--text")
+    source.add_argument("--file", type=Path, help="a text file holding one answer")
+    source.add_argument("--jsonl", type=Path, help='lines {"id": ..., "text": ..., "turn"?: ...}')
+    parser.add_argument("--format", choices=["json"], default="json")
+    parser.add_argument("--llm", action="store_true", help="add the configured LLM as a second opinion")
+    parser.set_defaults(handler=run)
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise CoachError(f"cannot read {path}: {exc}") from None
+
+
+def _score_one(card, turn, text, answer_id, use_llm, settings) -> dict:
+    if not text or not text.strip():
+        raise EmptyAnswerError("the answer is empty")
+    scorecard = scoring.score(card, turn, text, answer_id=answer_id)
+    if use_llm:
+        from coach.llm_judge import judge
+
+        scorecard = judge(settings, card, scorecard.turn, text, scorecard)
+    return scorecard.to_json_dict()
+
+
+def run(args) -> int:
+    settings = load_settings()
+    card = default_library().card(args.card)
+    if args.turn:
+        card.turn(args.turn)  # an unknown turn fails before any input is read
+    if args.jsonl is None:
+        text = args.text if args.text is not None else _read(args.file)
+        print(json.dumps(_score_one(card, args.turn, text, None, args.llm, settings), ensure_ascii=False))
+        return 0
+    failures = 0
+    for number, line in enumerate(_read(args.jsonl).splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            item = json.loads(line)
+            if not isinstance(item, dict):
+                raise ValueError("not an object")
+            turn = item.get("turn") or args.turn
+            result = _score_one(card, turn, str(item.get("text") or ""), item.get("id"), args.llm, settings)
+        except (ValueError, CoachError) as exc:
+            failures += 1
+            print(f"{args.jsonl}:{number}: {exc}", file=sys.stderr)
+            continue
+        print(json.dumps(result, ensure_ascii=False))
+    return 1 if failures else 0

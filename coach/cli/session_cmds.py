@@ -1,0 +1,125 @@
+"""`coach practice`, `coach history` and `coach report`."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+from coach.config import load_settings
+from coach.content import default_library
+from coach.errors import CoachError, EmptyAnswerError
+from coach.report import history, markdown_report
+from coach.session import PracticeEngine, TurnResult
+from coach.store import open_store
+from coach.summary import summarise
+
+
+def register(subparsers) -> None:
+    practice = subparsers.add_parser("practice", help="practise a card in the terminal")
+    practice.add_argument("--card", help="card id (see `coach cards`)")
+    practice.add_argument("--persona", help="persona id (default: the card's)")
+    practice.add_argument("--session", help="resume this session id instead of starting one")
+    practice.set_defaults(handler=run_practice)
+
+    hist = subparsers.add_parser("history", help="past sessions, newest first")
+    hist.add_argument("--format", choices=["json", "table"], default="table")
+    hist.add_argument("--limit", type=int, default=200)
+    hist.set_defaults(handler=run_history)
+
+    report = subparsers.add_parser("report", help="print a session's Markdown report")
+    report.add_argument("session_id")
+    report.set_defaults(handler=run_report)
+
+
+def _engine() -> PracticeEngine:
+    settings = load_settings()
+    return PracticeEngine(default_library(), open_store(settings.database_url), settings)
+
+
+def _say(text: str) -> None:
+    print(text, flush=True)
+
+
+def _print_result(result: TurnResult, persona_name: str) -> None:
+    card = result.scorecard
+    met = [cid for cid, r in card.criteria.items() if r.met]
+    missing = card.missing()
+    _say(f"Scorecard: overall {card.overall:.2f} | met: {', '.join(met) or 'none'} | missing: {', '.join(missing) or 'none'}")
+    for cid in met:
+        quote = card.criteria[cid].evidence[0] if card.criteria[cid].evidence else ""
+        _say(f"  + {cid}: \"{quote}\"")
+    total = len(card.criteria)
+    _say(f"  so far in this session: {len(result.session_met)} of {total} criteria met")
+    for note in result.notes:
+        _say(f"  (note: {note})")
+    if result.next_prompt:
+        _say(f"{persona_name}: {result.next_prompt}")
+
+
+def run_practice(args) -> int:
+    engine = _engine()
+    if args.session:
+        view = engine.load(args.session)
+    elif args.card:
+        view = engine.start(args.card, args.persona)
+    else:
+        raise CoachError("give --card ID to start a session or --session ID to resume one")
+    _say(f"Session: {view.id}")
+    _say(f"Card: {view.card.title} ({view.card.title_ko})")
+    if view.finished or view.pending is None:
+        _say("This session is finished.")
+        return 0
+    pending = view.pending
+    if pending.answer_text and pending.status in ("answered", "failed"):
+        _say("Scoring the answer saved before the interruption …")
+        result = engine.retry_scoring(view.id)
+        _print_result(result, view.persona.name)
+        if result.finished:
+            return _finish(engine, view.id)
+    else:
+        _say(f"{view.persona.name}: {pending.prompt}")
+    interactive = sys.stdin.isatty()
+    while True:
+        try:
+            line = input("You: " if interactive else "")
+        except EOFError:
+            _say(f"(input ended; resume with: coach practice --session {view.id})")
+            return 0
+        try:
+            result = engine.submit(view.id, line)
+        except EmptyAnswerError as exc:
+            print(f"coach: {exc}", file=sys.stderr)
+            continue
+        except CoachError as exc:
+            print(f"coach: {exc}", file=sys.stderr)
+            return 2
+        _print_result(result, view.persona.name)
+        if result.finished:
+            return _finish(engine, view.id)
+
+
+def _finish(engine: PracticeEngine, session_id: str) -> int:
+    view = engine.load(session_id)
+    summary = summarise(view)
+    _say(f"{view.persona.name}: {view.persona.closing}")
+    _say("")
+    _say(markdown_report(view, summary))
+    return 0
+
+
+def run_history(args) -> int:
+    records = history(open_store(load_settings().database_url), limit=args.limit)
+    if args.format == "json":
+        print(json.dumps(records, ensure_ascii=False, indent=2))
+        return 0
+    for record in records:
+        answered = sum(1 for t in record["turns"] if t["answer"])
+        print(f"{record['id']}  {record['started_at'][:16]}  {record['card']:<28} {record['status']:<9} {answered} answer(s)")
+    return 0
+
+
+def run_report(args) -> int:
+    engine = _engine()
+    view = engine.load(args.session_id)
+    print(markdown_report(view, summarise(view)))
+    return 0

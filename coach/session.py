@@ -1,0 +1,232 @@
+"""The practice session engine: pure logic over the store, used by the app and the CLI.
+
+start -> the persona's opening prompt -> submit an answer (saved first, then scored) ->
+scorecard + the next prompt (a targeted follow-up, the next meeting turn, or a retry) ->
+... -> finished, with a summary. Every step is persisted, so any process can resume a
+session from its id.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from dataclasses import dataclass, field
+
+import scoring
+from coach import interviewer
+from coach.config import Settings, load_settings
+from coach.content import Card, Library, Persona
+from coach.errors import (
+    AnswerTooLongError,
+    CoachError,
+    EmptyAnswerError,
+    SessionFinishedError,
+)
+from coach.interviewer import NextPrompt, Progress
+from coach.store import PracticeSession, Store, Turn
+from scoring.models import Scorecard, SpeechTiming
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class SessionView:
+    """A session as loaded: its row, card, persona and turns with parsed scorecards."""
+
+    row: PracticeSession
+    card: Card
+    persona: Persona
+    turns: list[Turn]
+
+    @property
+    def id(self) -> str:
+        return self.row.id
+
+    @property
+    def finished(self) -> bool:
+        return self.row.status == "finished"
+
+    @property
+    def pending(self) -> Turn | None:
+        """The turn waiting for an answer (or for its answer to be scored)."""
+        if self.turns and self.turns[-1].status not in ("scored", "skipped"):
+            return self.turns[-1]
+        return None
+
+    def scorecards(self) -> list[tuple[Turn, Scorecard]]:
+        return [(t, Scorecard.model_validate_json(t.scorecard_json)) for t in self.turns if t.scorecard_json]
+
+    def progress(self, turn_id: str | None = None) -> Progress:
+        progress = Progress()
+        for turn, card in self.scorecards():
+            if turn_id is None or turn.turn_id == turn_id:
+                progress.add(card.criteria)
+        return progress
+
+
+@dataclass
+class TurnResult:
+    scorecard: Scorecard
+    next_prompt: str | None
+    finished: bool
+    notes: list[str] = field(default_factory=list)
+    session_met: list[str] = field(default_factory=list)  # criteria met by any answer so far
+
+
+class PracticeEngine:
+    def __init__(self, library: Library, store: Store, settings: Settings | None = None):
+        self.library = library
+        self.store = store
+        self.settings = settings or load_settings()
+
+    # --- lifecycle ----------------------------------------------------------------------
+
+    def start(self, card_id: str, persona_id: str | None = None, mode: str = "text") -> SessionView:
+        card = self.library.card(card_id)
+        persona = self.library.persona(persona_id or card.persona)
+        row = self.store.create_session(card.id, persona.id, card.content_version, mode=mode)
+        first = interviewer.opening(card, persona, row.id)
+        self._ask(row.id, 0, first)
+        return self.load(row.id)
+
+    def load(self, session_id: str) -> SessionView:
+        row, turns = self.store.get_session(session_id)
+        card = self.library.card(row.card_id)
+        persona = self.library.persona(row.persona_id)
+        return SessionView(row, card, persona, turns)
+
+    def _ask(self, session_id: str, position: int, prompt: NextPrompt) -> Turn:
+        llm_json = json.dumps(prompt.llm) if prompt.llm else None
+        return self.store.add_turn(session_id, position, prompt.turn_id, prompt.kind, prompt.prompt,
+                                   criterion=prompt.criterion, llm_json=llm_json)
+
+    # --- answers ------------------------------------------------------------------------
+
+    def attach_recording(self, session_id: str, audio_path: str) -> Turn:
+        """Record the raw audio in the pending turn before it is transcribed."""
+        view = self._active(session_id)
+        return self.store.save_answer(view.pending.id, None, audio_path=audio_path)
+
+    def submit(self, session_id: str, text: str, *, transcript_json: str | None = None,
+               timing: SpeechTiming | None = None) -> TurnResult:
+        """Save the answer, then score it and decide the next prompt."""
+        view = self._active(session_id)
+        turn = view.pending
+        if not text or not text.strip():
+            raise EmptyAnswerError("the answer is empty: type or say something first")
+        self.store.save_answer(turn.id, text, transcript_json=transcript_json)
+        if len(text) > self.settings.max_answer_chars:
+            message = (f"the answer is {len(text):,} characters; the limit is "
+                       f"{self.settings.max_answer_chars:,}. It is saved; please send a shorter one")
+            self.store.mark_failed(turn.id, message)
+            raise AnswerTooLongError(message)
+        return self._score_and_continue(view, turn.id, text, timing)
+
+    def retry_scoring(self, session_id: str) -> TurnResult:
+        """Score a saved answer whose scoring failed earlier."""
+        view = self._active(session_id)
+        turn = view.pending
+        if not turn.answer_text:
+            raise EmptyAnswerError("there is no saved answer to score yet")
+        return self._score_and_continue(view, turn.id, turn.answer_text, None)
+
+    def _active(self, session_id: str) -> SessionView:
+        view = self.load(session_id)
+        if view.finished or view.pending is None:
+            raise SessionFinishedError("this session is finished; start a new one")
+        return view
+
+    def _score_and_continue(self, view: SessionView, turn_pk: int, text: str,
+                            timing: SpeechTiming | None) -> TurnResult:
+        turn = next(t for t in view.turns if t.id == turn_pk)
+        scoring_turn = view.card.turns[0].id if view.card.kind == "interview" else turn.turn_id
+        notes: list[str] = []
+        try:
+            scorecard = scoring.score(view.card, scoring_turn, text, timing=timing)
+            if self.settings.llm_model:
+                scorecard = self._judge(view.card, scoring_turn, text, scorecard)
+                if scorecard.llm and scorecard.llm.get("note"):
+                    notes.append(scorecard.llm["note"])
+        except CoachError:
+            raise
+        except Exception as exc:  # the answer is saved; the user can retry the scoring
+            log.exception("scoring failed for turn %s", turn_pk)
+            self.store.mark_failed(turn_pk, f"scoring failed: {exc}")
+            raise CoachError("scoring failed; your answer is saved and can be scored again") from exc
+        self.store.save_scorecard(turn_pk, scorecard.model_dump_json(exclude_none=True), scorecard.scorer_version)
+        view = self.load(view.id)
+        progress = view.progress(None if view.card.kind == "interview" else turn.turn_id)
+        session_met = [cid for cid, result in progress.results.items() if result.met]
+        next_prompt = self._next(view, turn, scorecard, text)
+        if next_prompt is None:
+            self.store.finish_session(view.id)
+            return TurnResult(scorecard, None, True, notes, session_met)
+        if next_prompt.note:
+            notes.append(next_prompt.note)
+        self._ask(view.id, len(view.turns), next_prompt)
+        return TurnResult(scorecard, next_prompt.prompt, False, notes, session_met)
+
+    def _judge(self, card: Card, turn_id: str, text: str, scorecard: Scorecard) -> Scorecard:
+        from coach.llm_judge import judge
+
+        return judge(self.settings, card, turn_id, text, scorecard)
+
+    # --- what comes next ------------------------------------------------------------------
+
+    def _next(self, view: SessionView, turn: Turn, scorecard: Scorecard, text: str) -> NextPrompt | None:
+        if view.card.kind == "interview":
+            return self._next_interview(view, text)
+        return self._next_meeting(view, turn, scorecard)
+
+    def _next_interview(self, view: SessionView, text: str) -> NextPrompt | None:
+        asked = [t.prompt for t in view.turns]
+        follow_ups = sum(1 for t in view.turns if t.kind == "follow-up")
+        choice = interviewer.next_interview_question(
+            view.card, view.persona, view.progress(), asked, follow_ups
+        )
+        if choice is None:
+            return None
+        criterion, question = choice
+        prompt = NextPrompt(view.card.turns[0].id, "follow-up", "", criterion=criterion.id)
+        if self.settings.llm_model:
+            from coach.llm_followup import word_follow_up
+
+            worded = word_follow_up(self.settings, view.persona, view.card, criterion, text, asked)
+            if worded.source == "llm":
+                prompt.prompt = worded.text
+                prompt.llm = worded.llm.model_dump() if worded.llm else None
+                return prompt
+            prompt.note = worded.note
+        prompt.prompt = interviewer.persona_words(view.persona, question, follow_ups)
+        return prompt
+
+    def _next_meeting(self, view: SessionView, turn: Turn, scorecard: Scorecard) -> NextPrompt | None:
+        card_turn_ids = [t.id for t in view.card.turns]
+        missing = [view.card.criterion(c) for c in scorecard.missing()]
+        retried = any(t.kind == "retry" and t.turn_id == turn.turn_id for t in view.turns)
+        if missing and not retried:
+            return interviewer.retry_prompt(view.card, view.persona, turn.turn_id, missing)
+        return self._next_card_turn(view, card_turn_ids.index(turn.turn_id) + 1)
+
+    def _next_card_turn(self, view: SessionView, index: int) -> NextPrompt | None:
+        if index >= len(view.card.turns):
+            return None
+        return interviewer.opening(view.card, view.persona, view.id, index)
+
+    def skip_retry(self, session_id: str) -> str | None:
+        """Move on from an offered retry to the next turn of a meeting card."""
+        view = self._active(session_id)
+        pending = view.pending
+        if pending.kind != "retry" or pending.answer_text:
+            return pending.prompt
+        index = [t.id for t in view.card.turns].index(pending.turn_id) + 1
+        next_prompt = self._next_card_turn(view, index)
+        self.store.mark_skipped(pending.id)
+        if next_prompt is None:
+            self.store.finish_session(session_id)
+            return None
+        self._ask(session_id, len(view.turns), next_prompt)
+        return next_prompt.prompt
+
+    def finish(self, session_id: str) -> None:
+        self.store.finish_session(session_id)

@@ -1,0 +1,269 @@
+"""Storage: sqlmodel tables and queries. SQLite under the data dir by default; any SQLAlchemy
+URL (PostgreSQL included) through COACH_DATABASE_URL. The schema is kept by named Alembic
+migrations (coach/migrations/versions), applied in place when a store opens.
+
+Every write commits at once: an answer is on disk before anything is done with it.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from pathlib import Path
+
+import sqlalchemy as sa
+from sqlalchemy import event
+from sqlalchemy.exc import SQLAlchemyError
+from sqlmodel import Field, Session, SQLModel, col, create_engine, select
+
+from coach.errors import SessionNotFoundError, StorageError
+
+MIGRATIONS = Path(__file__).resolve().parent / "migrations"
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+class Profile(SQLModel, table=True):
+    id: int | None = Field(default=None, primary_key=True)
+    name: str = Field(max_length=100, unique=True)
+    created_at: datetime = Field(default_factory=utcnow, sa_type=sa.DateTime(timezone=True))
+
+
+class PracticeSession(SQLModel, table=True):
+    __tablename__ = "practice_session"
+
+    id: str = Field(default_factory=lambda: uuid.uuid4().hex, primary_key=True, max_length=32)
+    profile_id: int | None = Field(default=None, foreign_key="profile.id")
+    card_id: str = Field(max_length=100, index=True)
+    persona_id: str = Field(max_length=100)
+    mode: str = Field(default="text", max_length=10)
+    status: str = Field(default="active", max_length=20)  # active | finished
+    content_version: str = Field(max_length=20)
+    started_at: datetime = Field(default_factory=utcnow, sa_type=sa.DateTime(timezone=True), index=True)
+    finished_at: datetime | None = Field(default=None, sa_type=sa.DateTime(timezone=True))
+
+
+class Turn(SQLModel, table=True):
+    """One prompt of a session and, once given, its answer and scorecard."""
+
+    __table_args__ = (sa.UniqueConstraint("session_id", "position", name="uq_turn_session_position"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    session_id: str = Field(foreign_key="practice_session.id", index=True, max_length=32)
+    position: int
+    turn_id: str = Field(max_length=100)
+    kind: str = Field(max_length=20)  # question | follow-up | retry
+    criterion: str | None = Field(default=None, max_length=100)
+    prompt: str = Field(sa_type=sa.Text)
+    answer_text: str | None = Field(default=None, sa_type=sa.Text)
+    audio_path: str | None = Field(default=None, sa_type=sa.Text)
+    transcript_json: str | None = Field(default=None, sa_type=sa.Text)
+    scorecard_json: str | None = Field(default=None, sa_type=sa.Text)
+    scorer_version: str | None = Field(default=None, max_length=20)
+    llm_json: str | None = Field(default=None, sa_type=sa.Text)
+    status: str = Field(default="asked", max_length=20)  # asked | answered | scored | failed | skipped
+    error: str | None = Field(default=None, sa_type=sa.Text)
+    created_at: datetime = Field(default_factory=utcnow, sa_type=sa.DateTime(timezone=True))
+    answered_at: datetime | None = Field(default=None, sa_type=sa.DateTime(timezone=True))
+    scored_at: datetime | None = Field(default=None, sa_type=sa.DateTime(timezone=True))
+
+
+def normalise_url(url: str) -> str:
+    """PostgreSQL URLs use psycopg 3, the driver the project installs."""
+    for prefix in ("postgresql://", "postgres://"):
+        if url.startswith(prefix):
+            return "postgresql+psycopg://" + url[len(prefix) :]
+    return url
+
+
+def _storage_error(exc: Exception) -> StorageError:
+    text = str(exc).lower()
+    if "locked" in text or "busy" in text:
+        return StorageError("the database is busy or locked by another program; try again in a moment")
+    if "readonly" in text or "read-only" in text or "attempt to write" in text:
+        return StorageError("the database is read-only; check COACH_DATA_DIR or the file's permissions")
+    if "unable to open" in text or "could not connect" in text or "connection refused" in text:
+        return StorageError("cannot open the database; check COACH_DATABASE_URL or COACH_DATA_DIR")
+    return StorageError(f"database error: {str(exc).splitlines()[0]}")
+
+
+class Store:
+    def __init__(self, url: str, *, migrate: bool = True, busy_timeout_s: float = 10.0):
+        self.url = normalise_url(url)
+        self.is_sqlite = self.url.startswith("sqlite")
+        if self.is_sqlite:
+            self._ensure_sqlite_dir()
+            self.engine = create_engine(self.url, connect_args={"timeout": busy_timeout_s, "check_same_thread": False})
+            event.listen(self.engine, "connect", _sqlite_pragmas)
+        else:
+            self.engine = create_engine(self.url, pool_pre_ping=True)
+        if migrate:
+            self.migrate()
+
+    def _ensure_sqlite_dir(self) -> None:
+        path = self.url.split("///", 1)[-1]
+        if path and path != ":memory:":
+            try:
+                Path(path).parent.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise StorageError(f"cannot create the data folder {Path(path).parent}: {exc.strerror}") from None
+
+    # --- schema -----------------------------------------------------------------------
+
+    def _alembic_config(self, connection):
+        from alembic.config import Config
+
+        config = Config()
+        config.set_main_option("script_location", str(MIGRATIONS))
+        config.attributes["connection"] = connection
+        return config
+
+    def migrate(self, revision: str = "head") -> None:
+        """Upgrade the schema in place to `revision` (each migration is named and recorded)."""
+        from alembic import command
+
+        try:
+            with self.engine.begin() as connection:
+                command.upgrade(self._alembic_config(connection), revision)
+        except SQLAlchemyError as exc:
+            raise _storage_error(exc) from exc
+
+    def revision(self) -> str | None:
+        from alembic.runtime.migration import MigrationContext
+
+        with self.engine.connect() as connection:
+            return MigrationContext.configure(connection).get_current_revision()
+
+    # --- writes and reads ---------------------------------------------------------------
+
+    @contextmanager
+    def _session(self) -> Iterator[Session]:
+        try:
+            with Session(self.engine, expire_on_commit=False) as session:
+                yield session
+        except SQLAlchemyError as exc:
+            raise _storage_error(exc) from exc
+
+    def create_session(self, card_id: str, persona_id: str, content_version: str, mode: str = "text") -> PracticeSession:
+        row = PracticeSession(card_id=card_id, persona_id=persona_id, content_version=content_version, mode=mode)
+        with self._session() as db:
+            db.add(row)
+            db.commit()
+        return row
+
+    def add_turn(self, session_id: str, position: int, turn_id: str, kind: str, prompt: str,
+                 criterion: str | None = None, llm_json: str | None = None) -> Turn:
+        row = Turn(session_id=session_id, position=position, turn_id=turn_id, kind=kind,
+                   prompt=prompt, criterion=criterion, llm_json=llm_json)
+        with self._session() as db:
+            db.add(row)
+            db.commit()
+        return row
+
+    def _update_turn(self, turn_pk: int, **values) -> Turn:
+        with self._session() as db:
+            row = db.get(Turn, turn_pk)
+            if row is None:
+                raise SessionNotFoundError(f"turn {turn_pk} does not exist")
+            for key, value in values.items():
+                setattr(row, key, value)
+            db.add(row)
+            db.commit()
+            return row
+
+    def save_answer(self, turn_pk: int, text: str | None, *, audio_path: str | None = None,
+                    transcript_json: str | None = None) -> Turn:
+        values = {"status": "answered", "answered_at": utcnow(), "error": None}
+        if text is not None:
+            values["answer_text"] = text
+        if audio_path is not None:
+            values["audio_path"] = audio_path
+        if transcript_json is not None:
+            values["transcript_json"] = transcript_json
+        return self._update_turn(turn_pk, **values)
+
+    def save_scorecard(self, turn_pk: int, scorecard_json: str, scorer_version: str) -> Turn:
+        return self._update_turn(turn_pk, scorecard_json=scorecard_json, scorer_version=scorer_version,
+                                 status="scored", scored_at=utcnow(), error=None)
+
+    def mark_failed(self, turn_pk: int, error: str) -> Turn:
+        return self._update_turn(turn_pk, status="failed", error=error)
+
+    def mark_skipped(self, turn_pk: int) -> Turn:
+        return self._update_turn(turn_pk, status="skipped")
+
+    def finish_session(self, session_id: str) -> None:
+        with self._session() as db:
+            row = db.get(PracticeSession, session_id)
+            if row is None:
+                raise SessionNotFoundError(f"no session {session_id!r}")
+            row.status, row.finished_at = "finished", utcnow()
+            db.add(row)
+            db.commit()
+
+    def get_session(self, session_id: str) -> tuple[PracticeSession, list[Turn]]:
+        with self._session() as db:
+            row = db.get(PracticeSession, session_id)
+            if row is None:
+                raise SessionNotFoundError(f"no session {session_id!r}")
+            turns = db.exec(select(Turn).where(Turn.session_id == session_id).order_by(col(Turn.position))).all()
+            return row, list(turns)
+
+    def list_sessions(self, limit: int = 200, card_id: str | None = None) -> list[PracticeSession]:
+        with self._session() as db:
+            query = select(PracticeSession).order_by(col(PracticeSession.started_at).desc()).limit(limit)
+            if card_id:
+                query = query.where(PracticeSession.card_id == card_id)
+            return list(db.exec(query).all())
+
+    def turns_for(self, session_ids: list[str]) -> dict[str, list[Turn]]:
+        out: dict[str, list[Turn]] = {sid: [] for sid in session_ids}
+        if not session_ids:
+            return out
+        with self._session() as db:
+            rows = db.exec(
+                select(Turn).where(col(Turn.session_id).in_(session_ids)).order_by(col(Turn.position))
+            ).all()
+        for row in rows:
+            out[row.session_id].append(row)
+        return out
+
+
+def _sqlite_pragmas(dbapi_connection, _record) -> None:
+    cursor = dbapi_connection.cursor()
+    try:
+        cursor.execute("PRAGMA journal_mode=WAL")
+    except Exception:  # a read-only database cannot switch journal mode; reads still work
+        pass
+    cursor.execute("PRAGMA foreign_keys=ON")
+    cursor.close()
+
+
+def save_audio_file(data_dir: Path, session_id: str, data: bytes, suffix: str = ".wav") -> Path:
+    """Keep the raw recording before anything else touches it."""
+    folder = Path(data_dir) / "audio" / session_id
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        path = folder / f"{utcnow():%Y%m%dT%H%M%S}-{uuid.uuid4().hex[:8]}{suffix}"
+        path.write_bytes(data)
+    except OSError as exc:
+        raise StorageError(f"cannot save the recording in {folder}: {exc.strerror}") from None
+    return path
+
+
+_stores: dict[str, Store] = {}
+
+
+def open_store(url: str | None = None) -> Store:
+    """One Store per URL and process (engines pool connections and are thread-safe)."""
+    if url is None:
+        from coach.config import load_settings
+
+        url = load_settings().database_url
+    if url not in _stores:
+        _stores[url] = Store(url)
+    return _stores[url]
