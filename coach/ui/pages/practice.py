@@ -1,0 +1,7 @@
+import streamlit as st
+
+from coach.ui import practice_view
+
+st.title("Practice: meetings")
+st.caption("Short role-plays from everyday meetings. 회의 상황 롤플레이")
+practice_view.render("meeting")

@@ -1,0 +1,57 @@
+"""Process-wide resources for the app, cached across reruns and sessions."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import streamlit as st
+
+from coach.config import Settings, load_settings
+from coach.content import Library, load_library
+from coach.session import PracticeEngine
+from coach.store import Store, open_store
+
+
+def _content_signature(settings: Settings) -> tuple:
+    """Changes when any content or persona file changes, so edits show without a restart."""
+    files = []
+    for folder in (*settings.content_dirs, *settings.persona_dirs):
+        for path in sorted(Path(folder).rglob("*.md")):
+            stat = path.stat()
+            files.append((str(path), stat.st_mtime_ns, stat.st_size))
+    return tuple(files)
+
+
+@st.cache_resource(show_spinner=False)
+def _library(signature: tuple, content_dirs: tuple, persona_dirs: tuple) -> Library:
+    return load_library(content_dirs, persona_dirs)
+
+
+def settings() -> Settings:
+    return load_settings()
+
+
+def library() -> Library:
+    current = settings()
+    return _library(_content_signature(current), current.content_dirs, current.persona_dirs)
+
+
+@st.cache_resource(show_spinner="Opening the practice database …")
+def _store(url: str) -> Store:
+    return open_store(url)
+
+
+def store() -> Store:
+    return _store(settings().database_url)
+
+
+def engine() -> PracticeEngine:
+    return PracticeEngine(library(), store(), settings())
+
+
+def korean() -> bool:
+    return st.session_state.get("lang", "한국어 + English") != "English"
+
+
+def audio_on() -> bool:
+    return st.session_state.get("audio_on", True)

@@ -1,0 +1,140 @@
+"""Rendering helpers shared by the pages: cards, scorecards with highlighted evidence, summaries.
+
+All author and user text is rendered as Markdown without HTML; user text is escaped."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from coach.content import Card
+from coach.report import escape_md
+from coach.summary import Summary
+from scoring.models import Scorecard
+
+
+def highlighted(answer: str, evidence: list[str]) -> str:
+    """The answer as Markdown with each evidence span on a highlighted background."""
+    spans = []
+    for quote in evidence:
+        start = answer.find(quote)
+        if start >= 0:
+            spans.append((start, start + len(quote)))
+    spans.sort()
+    out, cursor = [], 0
+    for start, end in spans:
+        if start < cursor:
+            continue
+        out.append(escape_md(answer[cursor:start]))
+        out.append(f":orange-background[{escape_md(answer[start:end])}]")
+        cursor = end
+    out.append(escape_md(answer[cursor:]))
+    return "".join(out)
+
+
+def scorecard(card: Card, result: Scorecard, answer: str, korean: bool) -> None:
+    met = sum(r.met for r in result.criteria.values())
+    st.markdown(f"**Scorecard** — {met} of {len(result.criteria)} criteria met · overall {result.overall:.2f}")
+    all_evidence = [q for r in result.criteria.values() if r.met for q in r.evidence]
+    st.markdown(highlighted(answer, all_evidence))
+    for cid, criterion_result in result.criteria.items():
+        criterion = card.criterion(cid)
+        label = f"{criterion.label} · {criterion.label_ko}" if korean else criterion.label
+        mark = "✅" if criterion_result.met else "❌"
+        st.markdown(f"{mark} **{label}** — {escape_md(criterion_result.reason)}")
+        for quote in criterion_result.evidence[:2]:
+            st.caption(f"“{quote}”")
+    if result.llm:
+        _llm_opinion(result)
+    delivery(result)
+    for item in result.feedback:
+        tip = f"{item.tip}  \n{item.tip_ko}" if korean else item.tip
+        st.info(f"**{item.label}**: {tip}")
+
+
+def _llm_opinion(result: Scorecard) -> None:
+    info = result.llm or {}
+    if info.get("status") != "ok":
+        st.caption(f"Second opinion: {info.get('note') or info.get('status')}")
+        return
+    for item in info.get("disagreements", []):
+        verdict = "applied" if item.get("applied") else "not applied (no verbatim evidence)"
+        st.warning(
+            f"The model and the rubric disagree on **{item.get('criterion')}** "
+            f"(rubric: {item.get('rubric')}, model: {item.get('llm')}; {verdict})."
+        )
+
+
+def delivery(result: Scorecard) -> None:
+    d = result.delivery
+    cols = st.columns(4)
+    cols[0].metric("Words", d.word_count)
+    cols[1].metric("Fillers", d.filler_count, help=d.filler_note)
+    cols[2].metric("Hedges", d.hedge_count)
+    cols[3].metric("Words / min", d.words_per_minute if d.words_per_minute is not None else "—")
+    if d.long_pauses:
+        pauses = ", ".join(f"{p.duration:.1f}s after “{p.after_word}” at {p.start:.0f}s" for p in d.long_pauses[:5])
+        st.caption(f"Long pauses: {pauses}")
+    if d.unclear_words:
+        st.caption("May be unclear: " + ", ".join(d.unclear_words[:10]))
+    if d.filler_note:
+        st.caption(d.filler_note)
+
+
+def summary(card: Card, result: Summary, korean: bool) -> None:
+    st.subheader("Summary")
+    st.markdown(f"**{sum(c.met for c in result.criteria)} of {len(result.criteria)}** criteria met.")
+    for row in result.criteria:
+        mark = "✅" if row.met else "❌"
+        where = f" ({row.turn})" if row.turn else ""
+        label = f"{row.label} · {row.label_ko}" if korean else row.label
+        st.markdown(f"{mark} **{label}**{where}")
+        for quote in row.evidence[:2]:
+            st.caption(f"“{quote}”")
+    if result.model_answer_gaps:
+        st.markdown("**What the model answers had that yours lacked**")
+        for gap in result.model_answer_gaps:
+            parts = gap.had + [f"concept: {c}" for c in gap.concepts]
+            st.markdown(f"- *{gap.title}*: {', '.join(parts)}")
+    st.markdown("**Practise next**")
+    if not result.practise_next:
+        st.markdown("Every criterion was met. Try another card, or this one again for a new variant.")
+    for item in result.practise_next:
+        st.markdown(f"1. **{item.title}**: {item.tip}" + (f"  \n   {item.tip_ko}" if korean else ""))
+
+
+def card_preview(card: Card, korean: bool) -> None:
+    st.markdown(f"### {card.title}")
+    st.caption(f"{card.title_ko} · {card.kind} · {card.level} · tags: {', '.join(card.tags)} · persona: {card.persona}")
+    for name, text in card.sections.items():
+        if name == "Model answers":
+            continue
+        with st.expander(name, expanded=name == "Situation"):
+            st.markdown(text)
+    with st.expander("Turns and rubric", expanded=True):
+        for turn in card.turns:
+            st.markdown(f"**{turn.id}** — {turn.prompt}")
+            if turn.prompt_ko:
+                st.caption(turn.prompt_ko)
+            for variant in turn.variants:
+                st.caption(f"variant: {variant}")
+        st.table(
+            [
+                {
+                    "id": c.id,
+                    "label": c.label,
+                    "label_ko": c.label_ko,
+                    "detector": c.detector.type,
+                    "weight": c.weight,
+                    "what counts": c.definition,
+                    "tip": f"{c.tip} / {c.tip_ko}" if korean else c.tip,
+                }
+                for c in card.criteria
+            ]
+        )
+    if card.model_answers:
+        with st.expander("Model answers"):
+            for answer in card.model_answers:
+                st.markdown(f"**{answer.title}**")
+                st.markdown(answer.text)
+                if answer.notes:
+                    st.caption(answer.notes)
