@@ -235,8 +235,8 @@ def _parse_markdown(path: Path, text: str, problems: list[Problem]) -> _Parsed |
         problems.append(Problem(str(path), 1, "missing YAML front matter (start the file with ---)"))
         return None
     front, body = handler.split(text)
-    # the split keeps the newline that ends the opening ---, so index 0 is line 1
-    first_line = 1
+    # line numbers of the first character of the front matter and of the body in the file
+    first_line = text.count("\n", 0, text.find(front)) + 1
     try:
         data = yaml.safe_load(front)
         node = yaml.compose(front, Loader=yaml.SafeLoader)
@@ -248,7 +248,7 @@ def _parse_markdown(path: Path, text: str, problems: list[Problem]) -> _Parsed |
     if not isinstance(data, dict):
         problems.append(Problem(str(path), first_line, "front matter must be a mapping of fields"))
         return None
-    body_first_line = front.count("\n") + 1  # the body also starts with the closing ---'s newline
+    body_first_line = text.count("\n", 0, len(text) - len(body)) + 1
     return _Parsed(data, body, body_first_line, _LineMap(node, first_line))
 
 
