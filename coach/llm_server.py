@@ -86,6 +86,7 @@ def start_server(
     n_ctx: int = DEFAULT_CTX,
 ) -> LocalServer:
     """Load the GGUF model and start serving on 127.0.0.1:port (0 picks a free port)."""
+    xlc = _xllamacpp()
     path = Path(gguf).expanduser()
     if not path.is_file():
         raise LLMServerError(f"model file not found: {path}")
@@ -96,7 +97,6 @@ def start_server(
     _check_gguf(path)
     if port:
         _check_port_free(int(port))
-    xlc = _xllamacpp()
     params = xlc.CommonParams()
     params.model.path = str(path)
     params.model_alias = {alias}

@@ -28,7 +28,11 @@ class PatternSet:
     def __init__(self, patterns: list[str] | tuple[str, ...]):
         self.patterns = tuple(patterns)
         body = "|".join(f"(?:{p})" for p in self.patterns) or r"(?!x)x"
-        self.regex = re.compile(rf"(?<![\w'’])(?:{body})(?![\w])", re.IGNORECASE)
+        # whole words: no word character may touch the match on a side where the match
+        # itself has a word character (so patterns may also begin or end with punctuation)
+        lead = r"(?:(?<![\w'’])(?=[\w'’])|(?=[^\w'’]))"
+        trail = r"(?:(?<=[\w'’])(?![\w'’])|(?<=[^\w'’]))"
+        self.regex = re.compile(rf"{lead}(?:{body}){trail}", re.IGNORECASE)
 
     def search(self, text: str) -> re.Match | None:
         return self.regex.search(text)

@@ -55,12 +55,14 @@ class SelfActionParams(Params):
 
 
 @cache
-def _self_action_regexes(techniques: tuple[str, ...]) -> tuple[re.Pattern, PatternSet, PatternSet]:
+def _self_action_regexes(techniques: tuple[str, ...]):
     lex = _lexicon()["self_action"]
     verbs = "|".join(f"(?:{v})" for v in lex["verbs"])
     action = re.compile(rf"{lex['subject']}(?:{verbs})\b", re.IGNORECASE)
     ownership = PatternSet(lex["ownership"])
-    return action, ownership, PatternSet(list(lex["techniques"]) + list(techniques))
+    named = PatternSet(list(lex["techniques"]) + list(techniques))
+    code_like = re.compile(lex["technique_tokens"])
+    return action, ownership, named, code_like
 
 
 class SelfAction(Detector):
@@ -73,14 +75,12 @@ class SelfAction(Detector):
     )
 
     def detect(self, answer, params, turn_id):
-        action, ownership, techniques = _self_action_regexes(tuple(params.techniques))
+        action, ownership, techniques, code_like = _self_action_regexes(tuple(params.techniques))
         extra = compiled(tuple(params.extra_patterns))
         found = []
         for clause, sentence in answer.clauses:
-            if is_negated(clause) or is_future(clause):
-                continue
             match = action.search(clause.text) or ownership.search(clause.text)
-            if match and techniques.search(clause.text):
+            if match and (techniques.search(clause.text) or code_like.search(clause.text)):
                 found.append((sentence, clause.start + match.start()))
             elif extra and (m := extra.search(clause.text)):
                 found.append((sentence, clause.start + m.start()))
@@ -109,11 +109,15 @@ class Process(Detector):
         return Hit(True, 1.0, first_sentences(answer, found), "describes how the problem was found")
 
 
+_NEGATION_BEFORE = re.compile(
+    r"\b(?:never|not|no|without|didn['’]t|did not|don['’]t|do not|wasn['’]t|won['’]t|will|going to|plan to)\W+(?:\w+\W+){0,2}$",
+    re.IGNORECASE,
+)
+
+
 def _negated_at(answer: Answer, position: int) -> bool:
-    for clause, _sentence in answer.clauses:
-        if clause.start <= position < clause.end:
-            return is_negated(clause) or is_future(clause)
-    return False
+    """A negation or plan in the few words just before a match ("we never profiled")."""
+    return _NEGATION_BEFORE.search(answer.text[max(0, position - 40) : position]) is not None
 
 
 class MeasuredResultParams(Params):
@@ -168,21 +172,36 @@ class MeasuredResult(Detector):
         return has_outcome and bool(rx["percent"].search(cleaned) or rx["unit"].search(cleaned))
 
 
+@cache
+def _teamwork_regexes(extra: tuple[str, ...]):
+    lex = _lexicon()
+    return (
+        PatternSet(list(lex["teamwork"]) + list(extra)),
+        PatternSet(lex["teamwork_role_split"]),
+        re.compile(lex["teamwork_named"]),
+        re.compile(lex["speaker_action"], re.IGNORECASE),
+    )
+
+
 class Teamwork(Detector):
     type = "teamwork"
     Params = ExtraPatterns
     description = (
         "Concrete collaboration: who did what, a split of roles, working with a named "
-        "person or team on something. A bare 'we' does not count."
+        "person or team on something. A bare 'we' does not count, and neither does only "
+        "someone else's work: a colleague's part counts when the speaker's own part is said too."
     )
 
     def detect(self, answer, params, turn_id):
-        patterns = compiled(tuple(_lexicon()["teamwork"]) + tuple(params.extra_patterns))
-        found = [
-            (s, start)
-            for s, start in _sentences_matching(answer, patterns, guard=False)
-            if not _negated_at(answer, start)
-        ]
+        together, others, named, speaker = _teamwork_regexes(tuple(params.extra_patterns))
+        speaker_acted = speaker.search(answer.text) is not None
+        found = []
+        for sentence in answer.sentences:
+            match = together.search(sentence.text)
+            if match is None and speaker_acted:
+                match = others.search(sentence.text) or named.search(sentence.text)
+            if match and not _negated_at(answer, sentence.start + match.start()):
+                found.append((sentence, sentence.start + match.start()))
         if not found:
             return Hit.none("no concrete collaboration (who did what)")
         return Hit(True, 1.0, first_sentences(answer, found), "says who did what in the team")
