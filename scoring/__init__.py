@@ -37,11 +37,10 @@ def score(
     turn_id: str | None,
     text: str,
     timing: SpeechTiming | None = None,
-    answer_id: str | None = None,
+    answer_id: str | int | None = None,
 ) -> Scorecard:
     """Score one answer against the criteria of one turn of a card."""
     from scoring.delivery import measure
-    from scoring.detectors import detector_for
     from scoring.text import Answer
 
     turn = card.turn(turn_id)
@@ -57,8 +56,7 @@ def score(
         if trivial:
             results[criterion.id] = CriterionResult(met=False, score=0.0, reason="answer too short to show this")
             continue
-        detector = detector_for(criterion.detector.type)
-        params = detector.Params.model_validate(criterion.detector.params)
+        detector, params = _detector_and_params(criterion)
         hit = detector.detect(answer, params, turn.id)
         results[criterion.id] = CriterionResult(
             met=hit.met, score=hit.score if hit.met else min(hit.score, 0.99), evidence=hit.evidence, reason=hit.reason
@@ -83,6 +81,21 @@ def score(
         notes=notes,
         scorer_version=SCORER_VERSION,
     )
+
+
+_PARSED: dict[int, tuple] = {}
+
+
+def _detector_and_params(criterion):
+    """The criterion's detector and validated params, parsed once per loaded criterion."""
+    from scoring.detectors import detector_for
+
+    cached = _PARSED.get(id(criterion))
+    if cached is None or cached[0] is not criterion:
+        detector = detector_for(criterion.detector.type)
+        cached = (criterion, detector, detector.Params.model_validate(criterion.detector.params))
+        _PARSED[id(criterion)] = cached
+    return cached[1], cached[2]
 
 
 def feedback_for(card: Card, results: dict[str, CriterionResult]) -> list[FeedbackItem]:

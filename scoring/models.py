@@ -73,7 +73,7 @@ class PitfallHit(BaseModel):
 class Scorecard(BaseModel):
     model_config = ConfigDict(extra="allow")
 
-    id: str | None = None
+    id: str | int | None = None  # echoed from the caller (coach score --jsonl)
     card: str
     turn: str
     criteria: dict[str, CriterionResult]

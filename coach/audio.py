@@ -1,0 +1,212 @@
+"""Reading a recording: decode it (PyAV, the decoder faster-whisper uses) to 16 kHz mono,
+and refuse what cannot be transcribed with one clear `AudioError` that says what to do.
+
+Every check that can be made without the speech model is made here, before the model is
+loaded or run: an empty file, bytes that are not audio, a damaged header, a recording longer
+than `Settings.max_audio_seconds` (read from the container first, then enforced while
+decoding, so an over-long file is never decoded in full) and digital silence. What only the
+model can tell (no words, not English) is checked in `coach.stt`.
+"""
+
+from __future__ import annotations
+
+import io
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from coach.errors import AudioError
+
+SAMPLE_RATE = 16_000
+
+# The user-facing messages: one sentence each, saying what happened and what to do.
+RETRY = "Record again, or type your answer instead."
+EMPTY = "The recording is empty (0 bytes): nothing was recorded. " + RETRY
+NOT_AUDIO = (
+    "This file is not a recording that can be read (expected WAV, FLAC, MP3 or OGG audio). "
+    + RETRY
+)
+DAMAGED = "The recording is damaged or cut off: its {kind} header is incomplete. " + RETRY
+NO_AUDIO_TRACK = "The file has no audio track in it. " + RETRY
+NO_SOUND = "The recording contains no sound at all. " + RETRY
+SILENT = (
+    "The recording is silent: no speech was found. Check that the microphone is on and not "
+    "muted, then record again, or type your answer instead."
+)
+TOO_LONG = (
+    "The recording is {length} long; answers can be at most {limit}. Record a shorter answer "
+    "(or split it in two), or type it instead."
+)
+MISSING_FILE = "The audio file {path} does not exist. Check the path, or type your answer instead."
+
+# Below this RMS (about -54 dBFS) in every 20 ms frame, a recording has no audible speech.
+SILENCE_RMS = 0.002
+FRAME = SAMPLE_RATE // 50
+
+# How each container starts, for telling "damaged audio" from "not audio at all".
+_MAGIC = (
+    (b"RIFF", 0, "WAV"),
+    (b"RIFX", 0, "WAV"),
+    (b"fLaC", 0, "FLAC"),
+    (b"OggS", 0, "OGG"),
+    (b"ID3", 0, "MP3"),
+    (b"\x1aE\xdf\xa3", 0, "WebM"),
+    (b"ftyp", 4, "MP4"),
+    (b"FORM", 0, "AIFF"),
+)
+
+
+@dataclass(frozen=True)
+class Audio:
+    """A decoded recording: float32 samples in [-1, 1], mono, at 16 kHz."""
+
+    samples: np.ndarray
+    source_duration: float | None  # what the container says, when it says it
+
+    @property
+    def duration(self) -> float:
+        return len(self.samples) / SAMPLE_RATE
+
+
+def format_seconds(seconds: float) -> str:
+    seconds = int(round(seconds))
+    if seconds < 60:
+        return f"{seconds} s"
+    minutes, rest = divmod(seconds, 60)
+    return f"{minutes} min {rest} s" if rest else f"{minutes} min"
+
+
+def _too_long(length: float, limit: float) -> AudioError:
+    return AudioError(
+        TOO_LONG.format(
+            length=format_seconds(length), limit=f"{format_seconds(limit)} ({limit:g} s)"
+        )
+    )
+
+
+def read_source(source: bytes | bytearray | memoryview | str | Path) -> bytes:
+    """The bytes of a recording given as bytes or as a path."""
+    if isinstance(source, (bytes, bytearray, memoryview)):
+        return bytes(source)
+    path = Path(source).expanduser()
+    if not path.is_file():
+        raise AudioError(MISSING_FILE.format(path=path))
+    return path.read_bytes()
+
+
+def _container_kind(data: bytes) -> str | None:
+    for magic, offset, kind in _MAGIC:
+        if data[offset : offset + len(magic)] == magic:
+            return kind
+    if len(data) >= 2 and data[0] == 0xFF and (data[1] & 0xE0) == 0xE0:
+        return "MP3"
+    return None
+
+
+def _open_error(data: bytes) -> AudioError:
+    kind = _container_kind(data)
+    if kind is None:
+        return AudioError(NOT_AUDIO)
+    return AudioError(DAMAGED.format(kind=kind))
+
+
+def container_duration(container) -> float | None:
+    """The length the container declares (header or index), without decoding anything."""
+    import av
+
+    stream = container.streams.audio[0]
+    if stream.duration is not None and stream.time_base is not None:
+        seconds = float(stream.duration * stream.time_base)
+        if seconds > 0:
+            return seconds
+    if container.duration is not None and container.duration > 0:
+        return container.duration / av.time_base
+    return None
+
+
+def decode(
+    source: bytes | bytearray | memoryview | str | Path, max_seconds: float | None = None
+) -> Audio:
+    """Decode any recording PyAV reads (WAV at any rate, mono or stereo, FLAC, MP3, OGG,
+    WebM...) to 16 kHz mono float32, checking it on the way. Raises AudioError."""
+    import av
+
+    data = read_source(source)
+    if not data:
+        raise AudioError(EMPTY)
+    try:
+        container = av.open(io.BytesIO(data), mode="r", metadata_errors="ignore")
+    except (av.error.FFmpegError, ValueError, OSError):
+        raise _open_error(data) from None
+    with container:
+        if not container.streams.audio:
+            raise AudioError(NO_AUDIO_TRACK if _container_kind(data) else NOT_AUDIO)
+        declared = container_duration(container)
+        if max_seconds is not None and declared is not None and declared > max_seconds:
+            raise _too_long(declared, max_seconds)
+        samples = _decode_samples(container, data, max_seconds)
+    if samples.size == 0:
+        raise AudioError(NO_SOUND)
+    return Audio(samples=samples, source_duration=declared)
+
+
+def _decode_samples(container, data: bytes, max_seconds: float | None) -> np.ndarray:
+    """Resample frame by frame to 16 kHz mono s16, as faster_whisper.decode_audio does, but
+    stop as soon as the decoded length passes the limit (the header can lie)."""
+    import av
+
+    resampler = av.audio.resampler.AudioResampler(format="s16", layout="mono", rate=SAMPLE_RATE)
+    limit = None if max_seconds is None else int(max_seconds * SAMPLE_RATE) + SAMPLE_RATE // 10
+    chunks: list[np.ndarray] = []
+    total = 0
+    decoded_any = False
+
+    def take(frames) -> None:
+        nonlocal total
+        for out in frames:
+            array = out.to_ndarray().reshape(-1)
+            chunks.append(array)
+            total += array.size
+            if limit is not None and total > limit:
+                raise _too_long(total / SAMPLE_RATE, max_seconds)
+
+    try:
+        for frame in container.decode(audio=0):
+            decoded_any = True
+            take(resampler.resample(frame))
+        take(resampler.resample(None))  # flush
+    except av.error.FFmpegError:
+        # A stream cut off mid-way: keep what was decoded (as faster-whisper does); a stream
+        # of which nothing could be decoded is damaged.
+        if not decoded_any:
+            raise _open_error(data) from None
+    if not chunks:
+        return np.zeros(0, dtype=np.float32)
+    return np.concatenate(chunks).astype(np.float32) / 32768.0
+
+
+def frame_rms(samples: np.ndarray) -> np.ndarray:
+    usable = samples[: len(samples) - len(samples) % FRAME]
+    if usable.size == 0:
+        return np.sqrt(np.mean(np.square(samples, dtype=np.float64), keepdims=True))
+    frames = usable.reshape(-1, FRAME).astype(np.float64)
+    return np.sqrt(np.mean(frames * frames, axis=1))
+
+
+def is_silent(samples: np.ndarray) -> bool:
+    """Digital silence, or so quiet throughout (every 20 ms frame under about -54 dBFS) that
+    there is nothing to hear."""
+    if samples.size == 0:
+        return True
+    return float(frame_rms(samples).max()) < SILENCE_RMS
+
+
+def load(
+    source: bytes | bytearray | memoryview | str | Path, max_seconds: float | None = None
+) -> Audio:
+    """Decode and check a recording before any transcription: raises AudioError."""
+    audio = decode(source, max_seconds)
+    if is_silent(audio.samples):
+        raise AudioError(SILENT)
+    return audio

@@ -1,0 +1,90 @@
+"""The command-line contracts of DESIGN.md, run as a user or another tool would run them."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+
+import pytest
+
+from tests.conftest import COACH, REPO
+
+SEED_CRITERIA = {
+    "gpu-cluster-optimization": ["optimization_experience", "problem_solving", "measured_results", "teamwork",
+                                 "options_rejected", "reflection"],
+    "status-update": ["context", "progress", "next_steps", "blocker_or_ask"],
+    "polite-disagreement": ["acknowledge", "softened_disagreement", "reason", "alternative", "invites_input"],
+    "video-call-essentials": ["appropriate", "polite"],
+}
+
+
+def coach(*args, input=None):
+    return subprocess.run([COACH, *args], capture_output=True, text=True, input=input, cwd=REPO, timeout=120)
+
+
+def test_cards_json_lists_seed_cards_with_exact_criteria():
+    result = coach("cards", "--format", "json")
+    assert result.returncode == 0, result.stderr
+    cards = {c["id"]: c for c in json.loads(result.stdout)}
+    for card_id, criteria in SEED_CRITERIA.items():
+        assert sorted(cards[card_id]["criteria"]) == sorted(criteria)
+    assert [t["id"] for t in cards["video-call-essentials"]["turns"]] == [
+        "check-connection", "ask-repeat", "take-floor", "yield-floor", "share-screen"]
+    assert "speaking-up-first" in cards
+    for card in cards.values():
+        assert set(card) >= {"id", "kind", "title", "title_ko", "tags", "persona", "turns", "criteria",
+                             "follow_ups", "model_answers"}
+
+
+def test_score_text_contract():
+    text = "I rewrote the jit boundaries and utilization went from 40% to 83%."
+    result = coach("score", "--card", "gpu-cluster-optimization", "--text", text, "--format", "json")
+    assert result.returncode == 0, result.stderr
+    out = json.loads(result.stdout)
+    assert out["card"] == "gpu-cluster-optimization" and out["turn"] == "main"
+    assert set(out["criteria"]) == set(SEED_CRITERIA["gpu-cluster-optimization"])
+    for value in out["criteria"].values():
+        assert set(value) >= {"met", "score", "evidence"} and 0 <= value["score"] <= 1
+        assert all(q in text for q in value["evidence"])
+    assert out["criteria"]["measured_results"]["met"] is True
+    assert 0 <= out["overall"] <= 1 and "delivery" in out and isinstance(out["feedback"], list)
+    assert "llm" not in out
+
+
+def test_score_is_deterministic(tmp_path):
+    answer = tmp_path / "a.txt"
+    answer.write_text("Can everyone hear me? Sorry, my connection is bad.", encoding="utf-8")
+    args = ("score", "--card", "video-call-essentials", "--turn", "check-connection", "--file", str(answer), "--format", "json")
+    assert coach(*args).stdout == coach(*args).stdout
+
+
+def test_score_jsonl_echoes_ids_one_line_each(tmp_path):
+    batch = tmp_path / "batch.jsonl"
+    lines = [
+        {"id": "a1", "text": "Could you repeat that, please?", "turn": "ask-repeat"},
+        {"id": "a2", "text": "Let me share my screen.", "turn": "share-screen"},
+        {"id": 3, "text": "fine"},
+    ]
+    batch.write_text("\n".join(json.dumps(line) for line in lines) + "\n", encoding="utf-8")
+    result = coach("score", "--card", "video-call-essentials", "--jsonl", str(batch), "--format", "json")
+    assert result.returncode == 0, result.stderr
+    outputs = [json.loads(line) for line in result.stdout.splitlines()]
+    assert [o["id"] for o in outputs] == ["a1", "a2", 3]
+    assert [o["turn"] for o in outputs] == ["ask-repeat", "share-screen", "check-connection"]
+    assert outputs[0]["criteria"]["appropriate"]["met"] and not outputs[2]["criteria"]["polite"]["met"]
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--card", "no-such-card", "--text", "hi"], "unknown card"),
+        (["--card", "status-update", "--turn", "nope", "--text", "hi"], "has no turn"),
+        (["--card", "status-update", "--text", "   "], "empty"),
+    ],
+)
+def test_score_errors_are_one_clear_line(args, message):
+    result = coach("score", *args, "--format", "json")
+    assert result.returncode != 0
+    assert result.stdout == ""
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and message in lines[0]
