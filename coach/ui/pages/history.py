@@ -37,7 +37,7 @@ if rows:
             tooltip=["session", "started_at", "criterion", "met"],
         )
     )
-    st.altair_chart(chart, use_container_width=True)
+    st.altair_chart(chart, width="stretch")
 
 labels = {r["id"]: f"{r['started_at'][:16]} · {r['card']} · {r['status']}" for r in records}
 session_id = st.selectbox("Session", list(labels), format_func=labels.get)

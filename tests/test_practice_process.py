@@ -1,0 +1,77 @@
+"""`coach practice` as a process: answers from stdin, killed mid-session, resumed."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import time
+
+from tests.conftest import COACH, REPO
+
+ANSWERS = [
+    "On the TPU pod I profiled the step and rewrote the jit boundaries to remove dynamic shapes.",
+    "I think it was a good project.",
+]
+
+
+def run(args, env, input=None, timeout=120):
+    return subprocess.run([COACH, *args], input=input, capture_output=True, text=True, env=env, cwd=REPO, timeout=timeout)
+
+
+def test_practice_from_stdin_then_history(tmp_path):
+    env = {**os.environ, "COACH_DATA_DIR": str(tmp_path)}
+    result = run(["practice", "--card", "gpu-cluster-optimization"], env, input="\n".join(ANSWERS) + "\n")
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    follow_up = next(line for line in lines[lines.index(next(l for l in lines if l.startswith("Scorecard"))):]
+                     if line.startswith("Dr. "))
+    assert "number" in follow_up.lower() or "result" in follow_up.lower() or "team" in follow_up.lower()
+    history = json.loads(run(["history", "--format", "json"], env).stdout)
+    assert len(history) == 1
+    session = history[0]
+    answered = [t for t in session["turns"] if t["answer"]]
+    assert [t["answer"] for t in answered] == ANSWERS
+    assert all(t["scorecard"]["criteria"] for t in answered)
+
+
+def test_killed_process_loses_no_answer_and_resumes(tmp_path):
+    env = {**os.environ, "COACH_DATA_DIR": str(tmp_path)}
+    process = subprocess.Popen([COACH, "practice", "--card", "gpu-cluster-optimization"], stdin=subprocess.PIPE,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=REPO)
+    session_line = process.stdout.readline()
+    assert session_line.startswith("Session: ")
+    session_id = session_line.split()[1]
+    for answer in ANSWERS:
+        process.stdin.write(answer + "\n")
+        process.stdin.flush()
+    deadline = time.time() + 60
+    seen = 0
+    while seen < 2 and time.time() < deadline:
+        if process.stdout.readline().startswith("Scorecard"):
+            seen += 1
+    assert seen == 2, "the process did not accept two answers"
+    process.send_signal(signal.SIGKILL)
+    process.wait(10)
+
+    session = json.loads(run(["history", "--format", "json"], env).stdout)[0]
+    assert session["id"] == session_id
+    assert [t["answer"] for t in session["turns"] if t["answer"]] == ANSWERS
+
+    resumed = run(["practice", "--session", session_id], env, input="Scaling efficiency went from 78% to 91%.\n")
+    assert resumed.returncode == 0, resumed.stderr
+    session = json.loads(run(["history", "--format", "json"], env).stdout)[0]
+    answers = [t["answer"] for t in session["turns"] if t["answer"]]
+    assert answers == [*ANSWERS, "Scaling efficiency went from 78% to 91%."]
+    assert session["turns"][2]["scorecard"]["criteria"]["measured_results"]["met"]
+
+
+def test_report_command_prints_markdown(tmp_path):
+    env = {**os.environ, "COACH_DATA_DIR": str(tmp_path)}
+    run(["practice", "--card", "status-update"], env, input="I'm working on the billing migration and finished the schema.\n")
+    session_id = json.loads(run(["history", "--format", "json"], env).stdout)[0]["id"]
+    report = run(["report", session_id], env)
+    assert report.returncode == 0 and report.stdout.startswith("# Rehearse report")
+    missing = run(["report", "nope"], env)
+    assert missing.returncode != 0 and "no session" in missing.stderr
