@@ -217,12 +217,12 @@ class OptionsRejected(Detector):
         negative = compiled(tuple(lex["options_rejected_negative"]))
         patterns = compiled(tuple(lex["options_rejected"]) + tuple(params.extra_patterns))
         found = []
-        for clause, sentence in answer.clauses:
+        for sentence in answer.sentences:
             if negative.search(sentence.text):
                 continue
             # match over the whole sentence: "we considered X, but ..." spans two clauses
             match = patterns.search(sentence.text)
-            if match and not is_future(clause):
+            if match:
                 found.append((sentence, sentence.start + match.start()))
         if not found:
             return Hit.none("no alternative named that was considered and rejected")
