@@ -146,7 +146,10 @@ def _complete(
         response = litellm.completion(
             messages=messages, max_tokens=max_tokens, temperature=temperature, **kwargs
         )
-    except (litellm.exceptions.JSONSchemaValidationError, litellm.exceptions.APIResponseValidationError) as exc:
+    except (
+        litellm.exceptions.JSONSchemaValidationError,
+        litellm.exceptions.APIResponseValidationError,
+    ) as exc:
         info = _info(settings, prompt_version, started)
         raise _invalid(f"rejected by the client ({type(exc).__name__})", info, str(exc)) from exc
     except Exception as exc:  # every API failure is "did not answer"; the cause is logged
@@ -188,13 +191,20 @@ def complete_text(
 ) -> tuple[str, LLMInfo]:
     """Plain text from the model. Raises LLMUnavailableError or LLMInvalidReplyError."""
     return _complete(
-        settings, messages, prompt_version=prompt_version, max_tokens=max_tokens, temperature=temperature
+        settings,
+        messages,
+        prompt_version=prompt_version,
+        max_tokens=max_tokens,
+        temperature=temperature,
     )
 
 
 def json_schema_format(schema: dict, name: str, strict: bool = True) -> dict:
     """The OpenAI-style `response_format` that asks for JSON matching `schema`."""
-    return {"type": "json_schema", "json_schema": {"name": name, "schema": schema, "strict": strict}}
+    return {
+        "type": "json_schema",
+        "json_schema": {"name": name, "schema": schema, "strict": strict},
+    }
 
 
 def complete_json(
@@ -227,7 +237,7 @@ def complete_json(
     return data, info
 
 
-_FENCE = re.compile(r"^\s*```[a-zA-Z]*\s*\n?(.*?)\n?\s*```\s*$", re.S)
+_FENCE = re.compile(r"^\s*```[a-zA-Z]*\s*\n?(.*?)\n?\s*```\s*$", re.DOTALL)
 
 
 def parse_json_reply(text: str, schema: dict) -> dict:

@@ -54,7 +54,7 @@ _NUMBER = re.compile(
     r"fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|"
     r"seventy|eighty|ninety|hundred|thousand|million|billion|half|double|doubled|twice|"
     r"triple|tripled|percent)\b",
-    re.I,
+    re.IGNORECASE,
 )
 _QUOTES = "\"'“”‘’`"
 
@@ -103,7 +103,7 @@ def _messages(card: Card, turn_prompt: str, criteria: list[Criterion], answer: s
         f"Practice card: {card.title}\n"
         f"Question: {' '.join(turn_prompt.split())}\n\n"
         f"Criteria:\n{listed}\n\n"
-        f"Answer:\n\"\"\"\n{answer}\n\"\"\"\n\n"
+        f'Answer:\n"""\n{answer}\n"""\n\n'
         "Return a JSON object with one key per criterion id. Each value is "
         '{"evidence": [exact quotes from the answer], "comment": "...", "met": true|false}.'
     )
@@ -189,7 +189,9 @@ def judge(
         return result
     except LLMInvalidReplyError as exc:
         why = getattr(exc, "why", "unusable reply")
-        result.llm = _status(settings, "invalid", NOTE_INVALID.format(why=why), getattr(exc, "info", None))
+        result.llm = _status(
+            settings, "invalid", NOTE_INVALID.format(why=why), getattr(exc, "info", None)
+        )
         return result
 
     trivial = is_trivial(scored_text)
@@ -204,13 +206,24 @@ def judge(
         if not llm_met:
             if rubric.met:
                 disagreements.append(
-                    _disagreement(criterion.id, True, False, False, "the rubric found evidence; the LLM cannot unset a met criterion", comment)
+                    _disagreement(
+                        criterion.id,
+                        True,
+                        False,
+                        False,
+                        "the rubric found evidence; the LLM cannot unset a met criterion",
+                        comment,
+                    )
                 )
             elif comment:
                 comments[criterion.id] = comment
             continue
         quotes, why = _check_evidence(verdict["evidence"], seen_text)
-        if why is None and criterion.detector.type == MEASURED_RESULT and not has_number(" ".join(quotes)):
+        if (
+            why is None
+            and criterion.detector.type == MEASURED_RESULT
+            and not has_number(" ".join(quotes))
+        ):
             quotes, why = [], "a measured result needs a number in the quoted evidence"
         if rubric.met:
             if why is None and comment:
@@ -219,7 +232,9 @@ def judge(
         if why is None and trivial:
             why = "the answer is too short to show this"
         if why is not None:
-            log.info("judge verdict on %s discarded: %s (%r)", criterion.id, why, verdict["evidence"][:3])
+            log.info(
+                "judge verdict on %s discarded: %s (%r)", criterion.id, why, verdict["evidence"][:3]
+            )
             disagreements.append(_disagreement(criterion.id, False, True, False, why, comment))
             continue
         rubric.met = True
@@ -230,7 +245,14 @@ def judge(
         if comment:
             comments[criterion.id] = comment
         disagreements.append(
-            _disagreement(criterion.id, False, True, True, "the LLM quoted evidence the rubric missed", comment)
+            _disagreement(
+                criterion.id,
+                False,
+                True,
+                True,
+                "the LLM quoted evidence the rubric missed",
+                comment,
+            )
         )
 
     if changed:

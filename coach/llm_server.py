@@ -16,7 +16,7 @@ import signal
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
 from coach.errors import CoachError
 
@@ -60,7 +60,7 @@ class LocalServer:
         if handle is not None:
             del handle  # xllamacpp stops its HTTP server and main loop in the destructor
 
-    def __enter__(self) -> LocalServer:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc) -> None:
@@ -99,12 +99,18 @@ def start_server(
         _check_port_free(int(port))
     params = xlc.CommonParams()
     params.model.path = str(path)
-    params.model_alias = {alias}
-    params.hostnames = [HOST]
+    # newer llama.cpp takes sets/lists here, older builds a single string
+    params.model_alias = alias if isinstance(params.model_alias, str) else {alias}
+    if hasattr(params, "hostnames"):
+        params.hostnames = [HOST]
+    else:
+        params.hostname = HOST
     params.port = int(port)
     params.n_ctx = n_ctx
     params.n_parallel = 1
-    params.ui = False  # the built-in web UI is not ours to serve
+    for name in ("ui", "webui"):  # the built-in web UI is not ours to serve
+        if hasattr(params, name):
+            setattr(params, name, False)
     if threads is not None:
         params.cpuparams.n_threads = threads
         params.cpuparams_batch.n_threads = threads

@@ -19,10 +19,10 @@ import pytest
 
 from coach.config import REPO_ROOT, Settings
 from coach.content import load_library
+from coach.errors import LLMInvalidReplyError, LLMUnavailableError
 from coach.llm import LLMInfo, complete_json, complete_text, is_configured, parse_json_reply
 from coach.llm_followup import NOTE_UNAVAILABLE, FollowUp, word_follow_up
 from coach.llm_judge import LLM_REASON_PREFIX, has_number, judge, verdict_schema
-from coach.errors import LLMInvalidReplyError, LLMUnavailableError
 from scoring.models import CriterionResult
 
 CARD_ID = "gpu-cluster-optimization"
@@ -67,21 +67,23 @@ def persona(library, card):
 
 
 def make_settings(tmp_path: Path | None = None, **overrides) -> Settings:
-    base = dict(
-        data_dir=tmp_path or Path("/nonexistent-rehearse-test"),
-        database_url="sqlite://",
-        content_dirs=(REPO_ROOT / "content",),
-        persona_dirs=(REPO_ROOT / "personas",),
-        llm_timeout_s=5.0,
-        llm_retries=0,
-    )
+    base = {
+        "data_dir": tmp_path or Path("/nonexistent-rehearse-test"),
+        "database_url": "sqlite://",
+        "content_dirs": (REPO_ROOT / "content",),
+        "persona_dirs": (REPO_ROOT / "personas",),
+        "llm_timeout_s": 5.0,
+        "llm_retries": 0,
+    }
     base.update(overrides)
     return Settings(**base)
 
 
 def mocked(reply, **overrides) -> Settings:
     """Settings whose every LLM call is answered by litellm's own mock_response."""
-    return make_settings(llm_model="openai/mock-model", extra={"llm_kwargs": {"mock_response": reply}}, **overrides)
+    return make_settings(
+        llm_model="openai/mock-model", extra={"llm_kwargs": {"mock_response": reply}}, **overrides
+    )
 
 
 class FakeOpenAI:
@@ -103,7 +105,10 @@ class FakeOpenAI:
                 if isinstance(step, dict) and step.get("delay"):
                     time.sleep(step["delay"])
                 if isinstance(step, dict) and step.get("status"):
-                    self._send(step["status"], json.dumps({"error": {"message": "scripted error"}}).encode())
+                    self._send(
+                        step["status"],
+                        json.dumps({"error": {"message": "scripted error"}}).encode(),
+                    )
                     return
                 if isinstance(step, dict) and "raw" in step:
                     self._send(200, step["raw"])
@@ -148,7 +153,11 @@ def _completion(content) -> dict:
         "created": int(time.time()),
         "model": "fake-model",
         "choices": [
-            {"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": content}}
+            {
+                "index": 0,
+                "finish_reason": "stop",
+                "message": {"role": "assistant", "content": content},
+            }
         ],
         "usage": {"prompt_tokens": 10, "completion_tokens": 10, "total_tokens": 20},
     }
@@ -194,7 +203,12 @@ def without_llm(scorecard) -> dict:
 
 def run_python(code: str) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-c", code], cwd=REPO_ROOT, capture_output=True, text=True, timeout=120
+        [sys.executable, "-c", code],
+        check=False,
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
 
 
@@ -247,7 +261,9 @@ def test_is_configured():
 
 
 def test_complete_text_records_model_prompt_version_and_latency():
-    text, info = complete_text(mocked("hello there"), [{"role": "user", "content": "hi"}], prompt_version="t-1")
+    text, info = complete_text(
+        mocked("hello there"), [{"role": "user", "content": "hi"}], prompt_version="t-1"
+    )
     assert text == "hello there"
     assert isinstance(info, LLMInfo)
     assert info.model == "openai/mock-model"
@@ -262,17 +278,21 @@ def test_complete_json_sends_the_schema_and_checks_the_reply(fake):
         "required": ["n"],
         "additionalProperties": False,
     }
-    fake.script = ['{"n": 3}', "```json\n{\"n\": 4}\n```", '{"n": "three"}', "{n: 3", ""]
+    fake.script = ['{"n": 3}', '```json\n{"n": 4}\n```', '{"n": "three"}', "{n: 3", ""]
     settings = fake.settings()
     messages = [{"role": "user", "content": "a number"}]
-    assert complete_json(settings, messages, schema, name="num", prompt_version="j-1")[0] == {"n": 3}
+    assert complete_json(settings, messages, schema, name="num", prompt_version="j-1")[0] == {
+        "n": 3
+    }
     sent = fake.requests[0]
     assert sent["response_format"]["type"] == "json_schema"
     assert sent["response_format"]["json_schema"]["schema"] == schema
     assert sent["response_format"]["json_schema"]["name"] == "num"
     assert sent["model"] == "fake-model"
     # a ```json fence around the object is tolerated
-    assert complete_json(settings, messages, schema, name="num", prompt_version="j-1")[0] == {"n": 4}
+    assert complete_json(settings, messages, schema, name="num", prompt_version="j-1")[0] == {
+        "n": 4
+    }
     with pytest.raises(LLMInvalidReplyError, match="schema") as mismatch:
         complete_json(settings, messages, schema, name="num", prompt_version="j-1")
     assert mismatch.value.info.model == "openai/fake-model"
@@ -292,7 +312,9 @@ def test_parse_json_reply_rejects_non_objects():
 
 def test_connection_refused_is_unavailable_and_fast():
     settings = make_settings(
-        llm_model="openai/nobody", llm_api_base=f"http://127.0.0.1:{closed_port()}/v1", llm_timeout_s=1.0
+        llm_model="openai/nobody",
+        llm_api_base=f"http://127.0.0.1:{closed_port()}/v1",
+        llm_timeout_s=1.0,
     )
     started = time.monotonic()
     with pytest.raises(LLMUnavailableError, match="cannot be reached"):
@@ -321,7 +343,9 @@ def test_rate_limit_and_server_errors_are_unavailable(fake):
 
 def test_retries_follow_the_setting(fake):
     fake.script = [{"status": 429}, "second time lucky"]
-    text, _ = complete_text(fake.settings(llm_retries=1), [{"role": "user", "content": "hi"}], prompt_version="t")
+    text, _ = complete_text(
+        fake.settings(llm_retries=1), [{"role": "user", "content": "hi"}], prompt_version="t"
+    )
     assert text == "second time lucky"
     assert len(fake.requests) == 2
 
@@ -351,7 +375,9 @@ ANSWER = "I rewrote the jit boundaries and we made training much faster."
 
 def test_follow_up_accepted(card, persona):
     question = 'You said "much faster": how much faster, in numbers, before and after?'
-    result = word_follow_up(mocked(question), persona, card, card.criterion("measured_results"), ANSWER, [])
+    result = word_follow_up(
+        mocked(question), persona, card, card.criterion("measured_results"), ANSWER, []
+    )
     assert isinstance(result, FollowUp)
     assert result.source == "llm"
     assert result.text == question
@@ -376,7 +402,9 @@ def test_follow_up_is_cleaned_of_quotes_and_labels(card, persona):
 def test_follow_up_prompt_uses_the_persona_and_the_answer(fake, card, persona):
     fake.script = ['You said "much faster". By how much?']
     asked = [card.turns[0].prompt]
-    result = word_follow_up(fake.settings(), persona, card, card.criterion("measured_results"), ANSWER, asked)
+    result = word_follow_up(
+        fake.settings(), persona, card, card.criterion("measured_results"), ANSWER, asked
+    )
     assert result.source == "llm"
     messages = fake.requests[0]["messages"]
     assert messages[0] == {"role": "system", "content": persona.instructions}
@@ -421,7 +449,9 @@ def test_follow_up_repeat_detection_is_normalised(card, persona):
 
 def test_follow_up_unavailable_uses_content_with_note(card, persona):
     settings = make_settings(
-        llm_model="openai/nobody", llm_api_base=f"http://127.0.0.1:{closed_port()}/v1", llm_timeout_s=1.0
+        llm_model="openai/nobody",
+        llm_api_base=f"http://127.0.0.1:{closed_port()}/v1",
+        llm_timeout_s=1.0,
     )
     criterion = card.criterion("reflection")
     result = word_follow_up(settings, persona, card, criterion, ANSWER, [])
@@ -442,7 +472,9 @@ def test_follow_up_timeout_uses_content(fake, card, persona):
 
 def test_follow_up_not_configured_is_content_without_note(card, persona):
     criterion = card.criterion("teamwork")
-    result = word_follow_up(make_settings(), persona, card, criterion, ANSWER, [criterion.follow_ups[0]])
+    result = word_follow_up(
+        make_settings(), persona, card, criterion, ANSWER, [criterion.follow_ups[0]]
+    )
     assert result == FollowUp(text=criterion.follow_ups[1], source="content")
 
 
@@ -454,7 +486,9 @@ def test_judge_cannot_make_fine_pass(card):
     answer = "fine"
     rubric = deterministic(card, answer)
     made_up = ["I profiled the cluster and cut step time from 900 ms to 450 ms with my team."]
-    result = judge(mocked(verdicts(True, made_up, "Excellent, complete answer.")), card, "main", answer, rubric)
+    result = judge(
+        mocked(verdicts(True, made_up, "Excellent, complete answer.")), card, "main", answer, rubric
+    )
     assert result.llm["status"] == "ok"
     assert all(not c.met for c in result.criteria.values())
     assert all(c.score == 0 for c in result.criteria.values())
@@ -467,7 +501,9 @@ def test_judge_cannot_make_fine_pass(card):
 
 def test_judge_cannot_make_fine_pass_even_quoting_it(card):
     answer = "fine"
-    result = judge(mocked(verdicts(True, ["fine"])), card, "main", answer, deterministic(card, answer))
+    result = judge(
+        mocked(verdicts(True, ["fine"])), card, "main", answer, deterministic(card, answer)
+    )
     assert all(not c.met for c in result.criteria.values())
     assert result.overall == 0
 
@@ -506,7 +542,11 @@ def test_judge_discards_invented_quotes(card):
     reply = verdicts(
         False,
         ids=[c for c in CRITERIA if c != "teamwork"],
-        teamwork={"evidence": ["My teammate Minji owned the data pipeline."], "comment": "", "met": True},
+        teamwork={
+            "evidence": ["My teammate Minji owned the data pipeline."],
+            "comment": "",
+            "met": True,
+        },
     )
     result = judge(mocked(reply), card, "main", HALF_ANSWER, rubric)
     assert result.criteria["teamwork"].met == rubric.criteria["teamwork"].met
@@ -524,7 +564,11 @@ def test_judge_measured_result_needs_a_number(card):
     reply = verdicts(
         False,
         ids=[c for c in CRITERIA if c != "measured_results"],
-        measured_results={"evidence": ["We made the whole thing much faster."], "comment": "", "met": True},
+        measured_results={
+            "evidence": ["We made the whole thing much faster."],
+            "comment": "",
+            "met": True,
+        },
     )
     result = judge(mocked(reply), card, "main", HALF_ANSWER, rubric)
     assert not result.criteria["measured_results"].met
@@ -545,7 +589,9 @@ def test_judge_cannot_unset_a_met_criterion(card):
     rubric = deterministic(card, FULL_ANSWER)
     met_before = {cid for cid, c in rubric.criteria.items() if c.met}
     assert met_before, "the full answer should meet something"
-    result = judge(mocked(verdicts(False, comment="Not convincing.")), card, "main", FULL_ANSWER, rubric)
+    result = judge(
+        mocked(verdicts(False, comment="Not convincing.")), card, "main", FULL_ANSWER, rubric
+    )
     assert result.llm["status"] == "ok"
     assert {cid for cid, c in result.criteria.items() if c.met} == met_before
     assert result.overall == rubric.overall
@@ -558,7 +604,14 @@ def test_judge_agreement_keeps_the_rubric_and_records_comments(card):
     rubric = deterministic(card, FULL_ANSWER)
     evidence = {cid: c.evidence[:1] for cid, c in rubric.criteria.items()}
     reply = json.dumps(
-        {cid: {"evidence": evidence[cid], "comment": f"ok {cid}", "met": rubric.criteria[cid].met} for cid in CRITERIA}
+        {
+            cid: {
+                "evidence": evidence[cid],
+                "comment": f"ok {cid}",
+                "met": rubric.criteria[cid].met,
+            }
+            for cid in CRITERIA
+        }
     )
     result = judge(mocked(reply), card, "main", FULL_ANSWER, rubric)
     assert without_llm(result) == without_llm(rubric)
@@ -593,7 +646,15 @@ def test_judge_request_carries_the_schema(fake, card):
         ("", "invalid"),
         (None, "invalid"),
     ],
-    ids=["timeout", "rate-limit", "server-error", "invalid-json", "schema-mismatch", "empty", "null"],
+    ids=[
+        "timeout",
+        "rate-limit",
+        "server-error",
+        "invalid-json",
+        "schema-mismatch",
+        "empty",
+        "null",
+    ],
 )
 def test_judge_failures_leave_the_rubric(fake, card, script, status):
     rubric = deterministic(card, HALF_ANSWER)
@@ -609,7 +670,9 @@ def test_judge_failures_leave_the_rubric(fake, card, script, status):
 def test_judge_connection_refused_leaves_the_rubric(card):
     rubric = deterministic(card, HALF_ANSWER)
     settings = make_settings(
-        llm_model="openai/nobody", llm_api_base=f"http://127.0.0.1:{closed_port()}/v1", llm_timeout_s=1.0
+        llm_model="openai/nobody",
+        llm_api_base=f"http://127.0.0.1:{closed_port()}/v1",
+        llm_timeout_s=1.0,
     )
     result = judge(settings, card, "main", HALF_ANSWER, rubric)
     assert result.llm["status"] == "unavailable"
@@ -619,7 +682,9 @@ def test_judge_connection_refused_leaves_the_rubric(card):
 def test_judge_with_litellm_mock_timeout(card):
     rubric = deterministic(card, HALF_ANSWER)
     settings = make_settings(
-        llm_model="openai/mock-model", llm_timeout_s=0.2, extra={"llm_kwargs": {"mock_timeout": True}}
+        llm_model="openai/mock-model",
+        llm_timeout_s=0.2,
+        extra={"llm_kwargs": {"mock_timeout": True}},
     )
     result = judge(settings, card, "main", HALF_ANSWER, rubric)
     assert result.llm["status"] == "unavailable"

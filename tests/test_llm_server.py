@@ -61,16 +61,16 @@ class Served:
         self.api_base, self.model, self.log = api_base, model, log
 
     def settings(self, **overrides) -> Settings:
-        base = dict(
-            data_dir=Path("/nonexistent-rehearse-test"),
-            database_url="sqlite://",
-            content_dirs=(REPO_ROOT / "content",),
-            persona_dirs=(REPO_ROOT / "personas",),
-            llm_model=self.model,
-            llm_api_base=self.api_base,
-            llm_timeout_s=60.0,
-            llm_retries=0,
-        )
+        base = {
+            "data_dir": Path("/nonexistent-rehearse-test"),
+            "database_url": "sqlite://",
+            "content_dirs": (REPO_ROOT / "content",),
+            "persona_dirs": (REPO_ROOT / "personas",),
+            "llm_model": self.model,
+            "llm_api_base": self.api_base,
+            "llm_timeout_s": 60.0,
+            "llm_retries": 0,
+        }
         base.update(overrides)
         return Settings(**base)
 
@@ -85,10 +85,25 @@ class Served:
 def served(tmp_path_factory):
     gguf = _gguf()
     log = tmp_path_factory.mktemp("llm-server") / "server.log"
-    command = [*_coach_command(), "llm", "serve", "--gguf", str(gguf), "--port", "0", "--threads", "1",
-               "--alias", ALIAS, "--ctx", "2048"]
+    command = [
+        *_coach_command(),
+        "llm",
+        "serve",
+        "--gguf",
+        str(gguf),
+        "--port",
+        "0",
+        "--threads",
+        "1",
+        "--alias",
+        ALIAS,
+        "--ctx",
+        "2048",
+    ]
     with open(log, "wb") as err:
-        proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=err, text=True, cwd=REPO_ROOT)
+        proc = subprocess.Popen(
+            command, stdout=subprocess.PIPE, stderr=err, text=True, cwd=REPO_ROOT
+        )
     lines: list[str] = []
     out: queue.Queue[str | None] = queue.Queue()
 
@@ -112,12 +127,21 @@ def served(tmp_path_factory):
             except queue.Empty:
                 continue
             if line is None:
-                pytest.fail(f"`coach llm serve` exited with {proc.wait()}:\n{log.read_text(errors='replace')[-3000:]}")
+                pytest.fail(
+                    f"`coach llm serve` exited with {proc.wait()}:\n{log.read_text(errors='replace')[-3000:]}"
+                )
             key, _, value = line.strip().partition("=")
             if key in ("COACH_LLM_MODEL", "COACH_LLM_API_BASE"):
                 values[key] = value
         _wait_healthy(values["COACH_LLM_API_BASE"], deadline)
-        yield Served(proc, lines, pumping, values["COACH_LLM_API_BASE"], values.get("COACH_LLM_MODEL", ""), log)
+        yield Served(
+            proc,
+            lines,
+            pumping,
+            values["COACH_LLM_API_BASE"],
+            values.get("COACH_LLM_MODEL", ""),
+            log,
+        )
     finally:
         if proc.poll() is None:
             proc.send_signal(signal.SIGINT)  # Ctrl-C
@@ -217,7 +241,9 @@ def _check_guardrails(card, answer: str, rubric, result) -> None:
             assert cid not in applied
     criteria = card.criteria_for(result.turn)
     total = sum(c.weight for c in criteria)
-    assert result.overall == round(sum(result.criteria[c.id].score * c.weight for c in criteria) / total, 3)
+    assert result.overall == round(
+        sum(result.criteria[c.id].score * c.weight for c in criteria) / total, 3
+    )
     json.dumps(result.to_json_dict())
 
 
