@@ -143,9 +143,7 @@ def _complete(
         kwargs["response_format"] = response_format
     started = time.perf_counter()
     try:
-        response = litellm.completion(
-            messages=messages, max_tokens=max_tokens, temperature=temperature, **kwargs
-        )
+        response = litellm.completion(messages=messages, max_tokens=max_tokens, temperature=temperature, **kwargs)
     except (
         litellm.exceptions.JSONSchemaValidationError,
         litellm.exceptions.APIResponseValidationError,

@@ -33,9 +33,7 @@ MAX_ANSWER_CHARS = 4000  # what the model sees of a long answer
 REPEAT_SIMILARITY = 0.85
 
 NOTE_UNAVAILABLE = "the interviewer model did not answer; using the built-in interviewer"
-NOTE_INVALID = (
-    "the interviewer model's question was not usable ({why}); using the built-in interviewer"
-)
+NOTE_INVALID = "the interviewer model's question was not usable ({why}); using the built-in interviewer"
 
 
 class FollowUp(BaseModel):
@@ -61,10 +59,7 @@ def is_repeat(question: str, asked: list[str]) -> bool:
         theirs = normalise(earlier)
         if not theirs:
             continue
-        if (
-            mine == theirs
-            or difflib.SequenceMatcher(None, mine, theirs).ratio() >= REPEAT_SIMILARITY
-        ):
+        if mine == theirs or difflib.SequenceMatcher(None, mine, theirs).ratio() >= REPEAT_SIMILARITY:
             return True
     return False
 
@@ -77,12 +72,8 @@ def content_follow_up(card: Card, criterion: Criterion, asked: list[str]) -> str
     return criterion.follow_ups[0]
 
 
-_HANGUL_CJK = re.compile(
-    r"[\u1100-\u11ff\u3040-\u30ff\u3130-\u318f\u3400-\u9fff\uac00-\ud7af\uf900-\ufaff]"
-)
-_LABEL = re.compile(
-    r"^\s*(?:\*\*)?(?:interviewer|question|follow[- ]?up|q)(?:\*\*)?\s*:\s*", re.IGNORECASE
-)
+_HANGUL_CJK = re.compile(r"[\u1100-\u11ff\u3040-\u30ff\u3130-\u318f\u3400-\u9fff\uac00-\ud7af\uf900-\ufaff]")
+_LABEL = re.compile(r"^\s*(?:\*\*)?(?:interviewer|question|follow[- ]?up|q)(?:\*\*)?\s*:\s*", re.IGNORECASE)
 
 
 def clean_question(text: str) -> str:
@@ -116,9 +107,7 @@ def question_problem(text: str, asked: list[str]) -> str | None:
     return None
 
 
-def _messages(
-    persona: Persona, card: Card, criterion: Criterion, answer_text: str, asked: list[str]
-) -> list[dict]:
+def _messages(persona: Persona, card: Card, criterion: Criterion, answer_text: str, asked: list[str]) -> list[dict]:
     last_question = asked[-1] if asked else card.turns[0].prompt
     answer = " ".join(answer_text.split())[:MAX_ANSWER_CHARS]
     earlier = "\n".join(f"- {q}" for q in asked) or "- (none)"
@@ -159,9 +148,7 @@ def word_follow_up(
         )
     except LLMUnavailableError as exc:
         log.info("follow-up from content (%s): %s", criterion.id, exc)
-        return FollowUp(
-            text=content_follow_up(card, criterion, asked), source="content", note=NOTE_UNAVAILABLE
-        )
+        return FollowUp(text=content_follow_up(card, criterion, asked), source="content", note=NOTE_UNAVAILABLE)
     except LLMInvalidReplyError as exc:
         return FollowUp(
             text=content_follow_up(card, criterion, asked),

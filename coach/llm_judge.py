@@ -189,9 +189,7 @@ def judge(
         return result
     except LLMInvalidReplyError as exc:
         why = getattr(exc, "why", "unusable reply")
-        result.llm = _status(
-            settings, "invalid", NOTE_INVALID.format(why=why), getattr(exc, "info", None)
-        )
+        result.llm = _status(settings, "invalid", NOTE_INVALID.format(why=why), getattr(exc, "info", None))
         return result
 
     trivial = is_trivial(scored_text)
@@ -219,11 +217,7 @@ def judge(
                 comments[criterion.id] = comment
             continue
         quotes, why = _check_evidence(verdict["evidence"], seen_text)
-        if (
-            why is None
-            and criterion.detector.type == MEASURED_RESULT
-            and not has_number(" ".join(quotes))
-        ):
+        if why is None and criterion.detector.type == MEASURED_RESULT and not has_number(" ".join(quotes)):
             quotes, why = [], "a measured result needs a number in the quoted evidence"
         if rubric.met:
             if why is None and comment:
@@ -232,9 +226,7 @@ def judge(
         if why is None and trivial:
             why = "the answer is too short to show this"
         if why is not None:
-            log.info(
-                "judge verdict on %s discarded: %s (%r)", criterion.id, why, verdict["evidence"][:3]
-            )
+            log.info("judge verdict on %s discarded: %s (%r)", criterion.id, why, verdict["evidence"][:3])
             disagreements.append(_disagreement(criterion.id, False, True, False, why, comment))
             continue
         rubric.met = True

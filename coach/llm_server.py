@@ -71,9 +71,11 @@ def _xllamacpp():
     try:
         import xllamacpp
     except ImportError as exc:
-        raise LLMServerError(
-            f"the local LLM server needs the optional extra 'llm-server': {INSTALL_HINT}"
-        ) from exc
+        if getattr(exc, "name", None) in ("xllamacpp", None) and "xllamacpp" in str(exc):
+            message = f"the local LLM server needs the optional extra 'llm-server': {INSTALL_HINT}"
+        else:
+            message = f"xllamacpp is installed but cannot be loaded ({exc}); reinstall: {INSTALL_HINT}"
+        raise LLMServerError(message) from exc
     return xllamacpp
 
 
@@ -166,17 +168,22 @@ def usage_lines(server: LocalServer) -> list[str]:
 
 
 def serve_forever(server: LocalServer, stop: threading.Event | None = None) -> None:
-    """Block until Ctrl-C, SIGTERM or `stop` is set; then stop the server."""
+    """Block until Ctrl-C, SIGTERM or `stop` is set; then stop the server.
+
+    Some llama.cpp builds install their own SIGINT handler when the server starts, which
+    would swallow Ctrl-C; ours are installed after it, so both signals stop us cleanly.
+    """
     stop = stop or threading.Event()
-    previous = None
+    previous: dict[int, Any] = {}
     if threading.current_thread() is threading.main_thread():
-        previous = signal.signal(signal.SIGTERM, lambda *_: stop.set())
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            previous[signum] = signal.signal(signum, lambda *_: stop.set())
     try:
         while not stop.wait(0.5):
             pass
     except KeyboardInterrupt:
         pass
     finally:
-        if previous is not None:
-            signal.signal(signal.SIGTERM, previous)
+        for signum, handler in previous.items():
+            signal.signal(signum, handler if handler is not None else signal.SIG_DFL)
         server.close()

@@ -148,7 +148,9 @@ class Store:
         except SQLAlchemyError as exc:
             raise _storage_error(exc) from exc
 
-    def create_session(self, card_id: str, persona_id: str, content_version: str, mode: str = "text") -> PracticeSession:
+    def create_session(
+        self, card_id: str, persona_id: str, content_version: str, mode: str = "text"
+    ) -> PracticeSession:
         row = PracticeSession(card_id=card_id, persona_id=persona_id, content_version=content_version, mode=mode)
         with self._session() as db:
             db.add(row)

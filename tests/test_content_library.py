@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 import scoring
-from tests.conftest import REPO
 from coach.content import load_library
+from tests.conftest import REPO
 
 LIBRARY = load_library([REPO / "content"], [REPO / "personas"])
 INTERVIEW_TAGS = {

@@ -13,12 +13,12 @@ import pytest
 import scoring
 from tests.golden_files import (
     GOLDEN,
+    SCORECARD_GOLDEN,
     content_files,
     expected_path,
     parsed_form,
     pinned_answers,
     pinned_scorecard,
-    SCORECARD_GOLDEN,
 )
 
 # The development set was used to tune the detectors; the held-out set was written by a

@@ -81,9 +81,7 @@ def make_settings(tmp_path: Path | None = None, **overrides) -> Settings:
 
 def mocked(reply, **overrides) -> Settings:
     """Settings whose every LLM call is answered by litellm's own mock_response."""
-    return make_settings(
-        llm_model="openai/mock-model", extra={"llm_kwargs": {"mock_response": reply}}, **overrides
-    )
+    return make_settings(llm_model="openai/mock-model", extra={"llm_kwargs": {"mock_response": reply}}, **overrides)
 
 
 class FakeOpenAI:
@@ -261,9 +259,7 @@ def test_is_configured():
 
 
 def test_complete_text_records_model_prompt_version_and_latency():
-    text, info = complete_text(
-        mocked("hello there"), [{"role": "user", "content": "hi"}], prompt_version="t-1"
-    )
+    text, info = complete_text(mocked("hello there"), [{"role": "user", "content": "hi"}], prompt_version="t-1")
     assert text == "hello there"
     assert isinstance(info, LLMInfo)
     assert info.model == "openai/mock-model"
@@ -281,18 +277,14 @@ def test_complete_json_sends_the_schema_and_checks_the_reply(fake):
     fake.script = ['{"n": 3}', '```json\n{"n": 4}\n```', '{"n": "three"}', "{n: 3", ""]
     settings = fake.settings()
     messages = [{"role": "user", "content": "a number"}]
-    assert complete_json(settings, messages, schema, name="num", prompt_version="j-1")[0] == {
-        "n": 3
-    }
+    assert complete_json(settings, messages, schema, name="num", prompt_version="j-1")[0] == {"n": 3}
     sent = fake.requests[0]
     assert sent["response_format"]["type"] == "json_schema"
     assert sent["response_format"]["json_schema"]["schema"] == schema
     assert sent["response_format"]["json_schema"]["name"] == "num"
     assert sent["model"] == "fake-model"
     # a ```json fence around the object is tolerated
-    assert complete_json(settings, messages, schema, name="num", prompt_version="j-1")[0] == {
-        "n": 4
-    }
+    assert complete_json(settings, messages, schema, name="num", prompt_version="j-1")[0] == {"n": 4}
     with pytest.raises(LLMInvalidReplyError, match="schema") as mismatch:
         complete_json(settings, messages, schema, name="num", prompt_version="j-1")
     assert mismatch.value.info.model == "openai/fake-model"
@@ -343,9 +335,7 @@ def test_rate_limit_and_server_errors_are_unavailable(fake):
 
 def test_retries_follow_the_setting(fake):
     fake.script = [{"status": 429}, "second time lucky"]
-    text, _ = complete_text(
-        fake.settings(llm_retries=1), [{"role": "user", "content": "hi"}], prompt_version="t"
-    )
+    text, _ = complete_text(fake.settings(llm_retries=1), [{"role": "user", "content": "hi"}], prompt_version="t")
     assert text == "second time lucky"
     assert len(fake.requests) == 2
 
@@ -375,9 +365,7 @@ ANSWER = "I rewrote the jit boundaries and we made training much faster."
 
 def test_follow_up_accepted(card, persona):
     question = 'You said "much faster": how much faster, in numbers, before and after?'
-    result = word_follow_up(
-        mocked(question), persona, card, card.criterion("measured_results"), ANSWER, []
-    )
+    result = word_follow_up(mocked(question), persona, card, card.criterion("measured_results"), ANSWER, [])
     assert isinstance(result, FollowUp)
     assert result.source == "llm"
     assert result.text == question
@@ -402,9 +390,7 @@ def test_follow_up_is_cleaned_of_quotes_and_labels(card, persona):
 def test_follow_up_prompt_uses_the_persona_and_the_answer(fake, card, persona):
     fake.script = ['You said "much faster". By how much?']
     asked = [card.turns[0].prompt]
-    result = word_follow_up(
-        fake.settings(), persona, card, card.criterion("measured_results"), ANSWER, asked
-    )
+    result = word_follow_up(fake.settings(), persona, card, card.criterion("measured_results"), ANSWER, asked)
     assert result.source == "llm"
     messages = fake.requests[0]["messages"]
     assert messages[0] == {"role": "system", "content": persona.instructions}
@@ -463,18 +449,14 @@ def test_follow_up_unavailable_uses_content_with_note(card, persona):
 
 def test_follow_up_timeout_uses_content(fake, card, persona):
     fake.script = [{"delay": 2.0, "content": "Too late?"}]
-    result = word_follow_up(
-        fake.settings(llm_timeout_s=0.5), persona, card, card.criterion("teamwork"), ANSWER, []
-    )
+    result = word_follow_up(fake.settings(llm_timeout_s=0.5), persona, card, card.criterion("teamwork"), ANSWER, [])
     assert result.source == "content"
     assert result.note == NOTE_UNAVAILABLE
 
 
 def test_follow_up_not_configured_is_content_without_note(card, persona):
     criterion = card.criterion("teamwork")
-    result = word_follow_up(
-        make_settings(), persona, card, criterion, ANSWER, [criterion.follow_ups[0]]
-    )
+    result = word_follow_up(make_settings(), persona, card, criterion, ANSWER, [criterion.follow_ups[0]])
     assert result == FollowUp(text=criterion.follow_ups[1], source="content")
 
 
@@ -486,9 +468,7 @@ def test_judge_cannot_make_fine_pass(card):
     answer = "fine"
     rubric = deterministic(card, answer)
     made_up = ["I profiled the cluster and cut step time from 900 ms to 450 ms with my team."]
-    result = judge(
-        mocked(verdicts(True, made_up, "Excellent, complete answer.")), card, "main", answer, rubric
-    )
+    result = judge(mocked(verdicts(True, made_up, "Excellent, complete answer.")), card, "main", answer, rubric)
     assert result.llm["status"] == "ok"
     assert all(not c.met for c in result.criteria.values())
     assert all(c.score == 0 for c in result.criteria.values())
@@ -501,9 +481,7 @@ def test_judge_cannot_make_fine_pass(card):
 
 def test_judge_cannot_make_fine_pass_even_quoting_it(card):
     answer = "fine"
-    result = judge(
-        mocked(verdicts(True, ["fine"])), card, "main", answer, deterministic(card, answer)
-    )
+    result = judge(mocked(verdicts(True, ["fine"])), card, "main", answer, deterministic(card, answer))
     assert all(not c.met for c in result.criteria.values())
     assert result.overall == 0
 
@@ -589,9 +567,7 @@ def test_judge_cannot_unset_a_met_criterion(card):
     rubric = deterministic(card, FULL_ANSWER)
     met_before = {cid for cid, c in rubric.criteria.items() if c.met}
     assert met_before, "the full answer should meet something"
-    result = judge(
-        mocked(verdicts(False, comment="Not convincing.")), card, "main", FULL_ANSWER, rubric
-    )
+    result = judge(mocked(verdicts(False, comment="Not convincing.")), card, "main", FULL_ANSWER, rubric)
     assert result.llm["status"] == "ok"
     assert {cid for cid, c in result.criteria.items() if c.met} == met_before
     assert result.overall == rubric.overall

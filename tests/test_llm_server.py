@@ -101,9 +101,7 @@ def served(tmp_path_factory):
         "2048",
     ]
     with open(log, "wb") as err:
-        proc = subprocess.Popen(
-            command, stdout=subprocess.PIPE, stderr=err, text=True, cwd=REPO_ROOT
-        )
+        proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=err, text=True, cwd=REPO_ROOT)
     lines: list[str] = []
     out: queue.Queue[str | None] = queue.Queue()
 
@@ -127,9 +125,7 @@ def served(tmp_path_factory):
             except queue.Empty:
                 continue
             if line is None:
-                pytest.fail(
-                    f"`coach llm serve` exited with {proc.wait()}:\n{log.read_text(errors='replace')[-3000:]}"
-                )
+                pytest.fail(f"`coach llm serve` exited with {proc.wait()}:\n{log.read_text(errors='replace')[-3000:]}")
             key, _, value = line.strip().partition("=")
             if key in ("COACH_LLM_MODEL", "COACH_LLM_API_BASE"):
                 values[key] = value
@@ -241,9 +237,7 @@ def _check_guardrails(card, answer: str, rubric, result) -> None:
             assert cid not in applied
     criteria = card.criteria_for(result.turn)
     total = sum(c.weight for c in criteria)
-    assert result.overall == round(
-        sum(result.criteria[c.id].score * c.weight for c in criteria) / total, 3
-    )
+    assert result.overall == round(sum(result.criteria[c.id].score * c.weight for c in criteria) / total, 3)
     json.dumps(result.to_json_dict())
 
 

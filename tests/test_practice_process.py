@@ -25,8 +25,8 @@ def test_practice_from_stdin_then_history(tmp_path):
     result = run(["practice", "--card", "gpu-cluster-optimization"], env, input="\n".join(ANSWERS) + "\n")
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
-    follow_up = next(line for line in lines[lines.index(next(l for l in lines if l.startswith("Scorecard"))):]
-                     if line.startswith("Dr. "))
+    first_scorecard = next(i for i, line in enumerate(lines) if line.startswith("Scorecard"))
+    follow_up = next(line for line in lines[first_scorecard:] if line.startswith("Dr. "))
     assert "number" in follow_up.lower() or "result" in follow_up.lower() or "team" in follow_up.lower()
     history = json.loads(run(["history", "--format", "json"], env).stdout)
     assert len(history) == 1

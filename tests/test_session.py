@@ -7,11 +7,17 @@ import threading
 
 import pytest
 
-from coach.errors import AnswerTooLongError, EmptyAnswerError, SessionFinishedError, UnknownCardError, UnknownPersonaError
+from coach.errors import (
+    AnswerTooLongError,
+    EmptyAnswerError,
+    SessionFinishedError,
+    UnknownCardError,
+    UnknownPersonaError,
+)
+from coach.report import history, markdown_report
 from coach.session import PracticeEngine
 from coach.store import Store
 from coach.summary import summarise
-from coach.report import history, markdown_report
 
 NO_NUMBERS_NO_TEAM = "On the TPU pod I profiled the training step and rewrote the jit boundaries to remove dynamic shapes."
 

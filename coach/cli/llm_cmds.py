@@ -15,12 +15,8 @@ def register(subparsers) -> None:
         help="run llama.cpp's OpenAI-compatible server on 127.0.0.1 (needs the llm-server extra)",
     )
     serve.add_argument("--gguf", required=True, type=Path, help="the GGUF model file")
-    serve.add_argument(
-        "--port", type=int, default=8080, help="port on 127.0.0.1 (0: any free port)"
-    )
-    serve.add_argument(
-        "--threads", type=int, default=None, help="CPU threads (default: llama.cpp's)"
-    )
+    serve.add_argument("--port", type=int, default=8080, help="port on 127.0.0.1 (0: any free port)")
+    serve.add_argument("--threads", type=int, default=None, help="CPU threads (default: llama.cpp's)")
     serve.add_argument("--alias", default="local", help="model name the server answers to")
     serve.add_argument("--ctx", type=int, default=4096, help="context size in tokens")
     serve.set_defaults(handler=run_serve)
@@ -35,9 +31,7 @@ def run_serve(args) -> int:
     if not 0 <= args.port <= 65535:
         print("coach: --port must be between 0 and 65535", file=sys.stderr)
         return 2
-    server = start_server(
-        args.gguf, port=args.port, threads=args.threads, alias=args.alias, n_ctx=args.ctx
-    )
+    server = start_server(args.gguf, port=args.port, threads=args.threads, alias=args.alias, n_ctx=args.ctx)
     for line in usage_lines(server):
         print(line, flush=True)
     serve_forever(server)
@@ -52,9 +46,7 @@ def run_check(args) -> int:
 
     settings = load_settings()
     if not is_configured(settings):
-        print(
-            "no language model configured: set COACH_LLM_MODEL (and COACH_LLM_API_BASE for a local server)"
-        )
+        print("no language model configured: set COACH_LLM_MODEL (and COACH_LLM_API_BASE for a local server)")
         return 1
     where = f" at {settings.llm_api_base}" if settings.llm_api_base else ""
     try:

@@ -44,7 +44,10 @@ def _print_result(result: TurnResult, persona_name: str) -> None:
     card = result.scorecard
     met = [cid for cid, r in card.criteria.items() if r.met]
     missing = card.missing()
-    _say(f"Scorecard: overall {card.overall:.2f} | met: {', '.join(met) or 'none'} | missing: {', '.join(missing) or 'none'}")
+    _say(
+        f"Scorecard: overall {card.overall:.2f} | met: {', '.join(met) or 'none'}"
+        f" | missing: {', '.join(missing) or 'none'}"
+    )
     for cid in met:
         quote = card.criteria[cid].evidence[0] if card.criteria[cid].evidence else ""
         _say(f"  + {cid}: \"{quote}\"")
@@ -114,7 +117,10 @@ def run_history(args) -> int:
         return 0
     for record in records:
         answered = sum(1 for t in record["turns"] if t["answer"])
-        print(f"{record['id']}  {record['started_at'][:16]}  {record['card']:<28} {record['status']:<9} {answered} answer(s)")
+        print(
+            f"{record['id']}  {record['started_at'][:16]}  {record['card']:<28}"
+            f" {record['status']:<9} {answered} answer(s)"
+        )
     return 0
 
 

@@ -7,16 +7,15 @@ from __future__ import annotations
 import streamlit as st
 
 from coach.errors import CoachError
+from coach.report import markdown_report
 from coach.session import PracticeEngine, SessionView
 from coach.summary import summarise
-from coach.report import markdown_report
 from coach.ui import state, voice, widgets
 from scoring.models import Scorecard
 
 
 def render(kind: str) -> None:
     engine = state.engine()
-    library = engine.library
     view = _current_session(engine, kind)
     if view is None:
         _start_form(engine, kind)

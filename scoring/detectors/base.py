@@ -87,6 +87,16 @@ class Params(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
+def valid_regexes(patterns: list[str]) -> list[str]:
+    """Field validator for author-written patterns: each must compile."""
+    for pattern in patterns:
+        try:
+            re.compile(pattern)
+        except re.error as exc:
+            raise ValueError(f"invalid pattern {pattern!r}: {exc}") from None
+    return patterns
+
+
 class Detector:
     """A named scoring unit. Subclasses set `type`, `Params` and implement `detect`."""
 

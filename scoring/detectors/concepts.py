@@ -7,7 +7,7 @@ import re
 
 from pydantic import Field, field_validator
 
-from scoring.detectors.base import Detector, Hit, Params, compiled
+from scoring.detectors.base import Detector, Hit, Params, compiled, valid_regexes
 from scoring.text import Answer
 
 
@@ -16,12 +16,7 @@ class Concept(Params):
     ko: str = ""
     synonyms: list[str] = Field(default_factory=list)
 
-    @field_validator("synonyms")
-    @classmethod
-    def _regexes(cls, value):
-        for pattern in value:
-            re.compile(pattern)
-        return value
+    _regexes = field_validator("synonyms")(valid_regexes)
 
     def patterns(self) -> tuple[str, ...]:
         return (re.escape(self.name), *self.synonyms)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from functools import cache
 
-from pydantic import Field
+from pydantic import Field, field_validator
 
 from scoring.detectors.base import (
     Detector,
@@ -18,6 +18,7 @@ from scoring.detectors.base import (
     is_future,
     is_negated,
     pattern_data,
+    valid_regexes,
 )
 from scoring.text import Answer
 
@@ -28,6 +29,8 @@ def _lexicon() -> dict:
 
 class ExtraPatterns(Params):
     extra_patterns: list[str] = Field(default_factory=list)
+
+    _regexes = field_validator("extra_patterns")(valid_regexes)
 
 
 def _sentences_matching(answer: Answer, patterns: PatternSet, *, guard: bool) -> list:
@@ -43,15 +46,11 @@ def _sentences_matching(answer: Answer, patterns: PatternSet, *, guard: bool) ->
     return found
 
 
-def _validated(patterns: list[str]) -> list[str]:
-    for pattern in patterns:
-        re.compile(pattern)
-    return patterns
-
-
 class SelfActionParams(Params):
     techniques: list[str] = Field(default_factory=list)
     extra_patterns: list[str] = Field(default_factory=list)
+
+    _regexes = field_validator("techniques", "extra_patterns")(valid_regexes)
 
 
 @cache
@@ -110,7 +109,8 @@ class Process(Detector):
 
 
 _NEGATION_BEFORE = re.compile(
-    r"\b(?:never|not|no|without|didn['’]t|did not|don['’]t|do not|wasn['’]t|won['’]t|will|going to|plan to)\W+(?:\w+\W+){0,2}$",
+    r"\b(?:never|not|no|without|didn['’]t|did not|don['’]t|do not|wasn['’]t|won['’]t|will|going to|plan to)"
+    r"\W+(?:\w+\W+){0,2}$",
     re.IGNORECASE,
 )
 
@@ -122,6 +122,8 @@ def _negated_at(answer: Answer, position: int) -> bool:
 
 class MeasuredResultParams(Params):
     extra_outcome_words: list[str] = Field(default_factory=list)
+
+    _regexes = field_validator("extra_outcome_words")(valid_regexes)
 
 
 @cache

@@ -2,25 +2,22 @@
 
 from __future__ import annotations
 
-import re
-
 from pydantic import Field, field_validator, model_validator
 
-from scoring.detectors.base import Detector, Hit, Params, compiled, first_sentences, pattern_data
+from scoring.detectors.base import (
+    Detector,
+    Hit,
+    Params,
+    compiled,
+    first_sentences,
+    pattern_data,
+    valid_regexes,
+)
 from scoring.text import Answer
 
 
 def _moves() -> dict[str, list[str]]:
     return pattern_data("meeting")["moves"]
-
-
-def _check_regexes(patterns: list[str]) -> list[str]:
-    for pattern in patterns:
-        try:
-            re.compile(pattern)
-        except re.error as exc:
-            raise ValueError(f"invalid pattern {pattern!r}: {exc}") from None
-    return patterns
 
 
 def _matches(answer: Answer, patterns) -> list:
@@ -43,7 +40,7 @@ class MeetingMoveParams(Params):
     forbid: list[str] = Field(default_factory=list)
     forbid_move: str | None = None
 
-    _regexes = field_validator("extra_patterns", "forbid")(_check_regexes)
+    _regexes = field_validator("extra_patterns", "forbid")(valid_regexes)
 
     @model_validator(mode="after")
     def _known_moves(self):
@@ -86,13 +83,13 @@ class PhrasesParams(Params):
     forbid: list[str] = Field(default_factory=list)
     min_matches: int = Field(default=1, ge=1)
 
-    _regexes = field_validator("patterns", "forbid")(_check_regexes)
+    _regexes = field_validator("patterns", "forbid")(valid_regexes)
 
     @field_validator("by_turn")
     @classmethod
     def _turn_regexes(cls, value):
         for patterns in value.values():
-            _check_regexes(patterns)
+            valid_regexes(patterns)
         return value
 
     @model_validator(mode="after")
@@ -125,7 +122,7 @@ class PolitenessParams(Params):
     extra_blunt: list[str] = Field(default_factory=list)
     min_markers: int = Field(default=1, ge=1)
 
-    _regexes = field_validator("extra_markers", "extra_blunt")(_check_regexes)
+    _regexes = field_validator("extra_markers", "extra_blunt")(valid_regexes)
 
 
 class Politeness(Detector):

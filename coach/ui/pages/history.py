@@ -4,9 +4,8 @@ import streamlit as st
 
 from coach.errors import CoachError
 from coach.progress import criterion_progress
-from coach.report import history
+from coach.report import history, markdown_report
 from coach.summary import summarise
-from coach.report import markdown_report
 from coach.ui import state, widgets
 from scoring.models import Scorecard
 
