@@ -170,3 +170,20 @@ def test_scorecard_json_round_trips(engine):
     turn = engine.load(view.id).turns[0]
     data = json.loads(turn.scorecard_json)
     assert data["card"] == "polite-disagreement" and turn.scorer_version == data["scorer_version"]
+
+
+def test_unreachable_llm_falls_back_with_a_note_and_loses_nothing(library, tmp_path):
+    import dataclasses
+
+    from coach.config import load_settings
+
+    settings = dataclasses.replace(load_settings(), llm_model="openai/absent", llm_api_base="http://127.0.0.1:9/v1",
+                                   llm_timeout_s=2.0)
+    engine = PracticeEngine(library, Store(f"sqlite:///{tmp_path / 'llm.db'}"), settings)
+    view = engine.start("gpu-cluster-optimization")
+    result = engine.submit(view.id, NO_NUMBERS_NO_TEAM)
+    assert any("did not answer" in note for note in result.notes), result.notes
+    card = library.card("gpu-cluster-optimization")
+    assert any(q in result.next_prompt for q in card.criterion("measured_results").follow_ups)
+    assert result.scorecard.llm["status"] == "unavailable"
+    assert engine.load(view.id).turns[0].answer_text == NO_NUMBERS_NO_TEAM
