@@ -88,3 +88,21 @@ def test_score_errors_are_one_clear_line(args, message):
     assert result.stdout == ""
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and message in lines[0]
+
+
+def test_score_llm_against_a_closed_port_is_deterministic_and_says_so():
+    import os
+    import time
+
+    env = {**os.environ, "COACH_LLM_MODEL": "openai/absent", "COACH_LLM_API_BASE": "http://127.0.0.1:9/v1",
+           "COACH_LLM_TIMEOUT": "3"}
+    text = "I finished the schema changes. Next week I'll migrate the jobs."
+    args = [COACH, "score", "--card", "status-update", "--text", text, "--format", "json"]
+    plain = json.loads(subprocess.run(args, capture_output=True, text=True, cwd=REPO, env=env).stdout)
+    start = time.monotonic()
+    result = subprocess.run([*args, "--llm"], capture_output=True, text=True, cwd=REPO, env=env, timeout=60)
+    assert result.returncode == 0
+    assert time.monotonic() - start < 30
+    with_llm = json.loads(result.stdout)
+    assert with_llm["llm"]["status"] == "unavailable"
+    assert with_llm["criteria"] == plain["criteria"] and with_llm["overall"] == plain["overall"]
