@@ -209,44 +209,40 @@ class Teamwork(Detector):
         return Hit(True, 1.0, first_sentences(answer, found), "says who did what in the team")
 
 
-class OptionsRejected(Detector):
-    type = "options_rejected"
+class _SentencePhrases(Detector):
+    """Sentences matching the lexicon's phrases for `type`, unless they say the opposite
+    (its `<type>_negative` phrases: "we didn't consider alternatives")."""
+
     Params = ExtraPatterns
-    description = "An alternative that was considered and not chosen, ideally with why."
+    missing_reason: str
+    met_reason: str
 
     def detect(self, answer, params, turn_id):
         lex = _lexicon()
-        negative = compiled(tuple(lex["options_rejected_negative"]))
-        patterns = compiled(tuple(lex["options_rejected"]) + tuple(params.extra_patterns))
+        negative = compiled(tuple(lex[f"{self.type}_negative"]))
+        patterns = compiled(tuple(lex[self.type]) + tuple(params.extra_patterns))
         found = []
         for sentence in answer.sentences:
             if negative.search(sentence.text):
                 continue
-            # match over the whole sentence: "we considered X, but ..." spans two clauses
+            # whole sentences: "we considered X, but ..." spans two clauses
             match = patterns.search(sentence.text)
             if match:
                 found.append((sentence, sentence.start + match.start()))
         if not found:
-            return Hit.none("no alternative named that was considered and rejected")
-        return Hit(True, 1.0, first_sentences(answer, found), "names an option that was rejected")
+            return Hit.none(self.missing_reason)
+        return Hit(True, 1.0, first_sentences(answer, found), self.met_reason)
 
 
-class Reflection(Detector):
+class OptionsRejected(_SentencePhrases):
+    type = "options_rejected"
+    description = "An alternative that was considered and not chosen, ideally with why."
+    missing_reason = "no alternative named that was considered and rejected"
+    met_reason = "names an option that was rejected"
+
+
+class Reflection(_SentencePhrases):
     type = "reflection"
-    Params = ExtraPatterns
     description = "What the speaker would do differently, or a lesson they learned."
-
-    def detect(self, answer, params, turn_id):
-        lex = _lexicon()
-        negative = compiled(tuple(lex["reflection_negative"]))
-        patterns = compiled(tuple(lex["reflection"]) + tuple(params.extra_patterns))
-        found = []
-        for sentence in answer.sentences:
-            if negative.search(sentence.text):
-                continue
-            match = patterns.search(sentence.text)
-            if match:
-                found.append((sentence, match.start() + sentence.start))
-        if not found:
-            return Hit.none("no lesson or 'what I would do differently'")
-        return Hit(True, 1.0, first_sentences(answer, found), "reflects on what to change")
+    missing_reason = "no lesson or 'what I would do differently'"
+    met_reason = "reflects on what to change"
