@@ -78,11 +78,10 @@ def format_seconds(seconds: float) -> str:
 
 
 def _too_long(length: float, limit: float) -> AudioError:
-    return AudioError(
-        TOO_LONG.format(
-            length=format_seconds(length), limit=f"{format_seconds(limit)} ({limit:g} s)"
-        )
-    )
+    limit_text = format_seconds(limit)
+    if limit >= 60:
+        limit_text += f" ({limit:g} s)"
+    return AudioError(TOO_LONG.format(length=format_seconds(length), limit=limit_text))
 
 
 def read_source(source: bytes | bytearray | memoryview | str | Path) -> bytes:

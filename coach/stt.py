@@ -28,7 +28,6 @@ from __future__ import annotations
 import functools
 import hashlib
 import importlib.util
-import logging
 import os
 import threading
 import time
@@ -41,8 +40,6 @@ from pydantic import BaseModel, Field
 from coach import audio as audio_mod
 from coach.errors import AudioError, SpeechModelError
 from scoring.models import SpeechTiming, TimedWord
-
-log = logging.getLogger(__name__)
 
 ENGINES = ("faster-whisper", "openai-whisper")
 DEVICES = ("auto", "cuda", "cpu")
@@ -59,9 +56,10 @@ BUNDLED_MODEL_SHA256 = {
 
 # A disfluent prompt makes Whisper transcribe verbatim, keeping more of the fillers. The
 # often-quoted "Umm, let me think like, hmm... Okay, here's what I'm, like, thinking." kept
-# 0 of 5 fillers of tests/fixtures/audio/fillers.ogg with tiny.en; this one, dense in "um"
-# and "uh", kept 5 of 5 there and added none to filler-free English (benchmarks/README.md).
-VERBATIM_PROMPT = "Um, so, uh, I think, um, we tried it. Uh, it worked."
+# 0 of 5 fillers of tests/fixtures/audio/fillers.ogg with tiny.en and beam 2; this one,
+# dense in "um" and "uh", kept 5 of 5 there and added none to filler-free English, synthetic
+# or human (benchmarks/README.md).
+VERBATIM_PROMPT = "So, um, I think, uh, the main issue was, um, latency. Uh, we fixed it."
 BEAM_SIZE = 2
 WINDOW_SECONDS = 28.0  # under Whisper's 30 s so that each window is one decoder pass
 VAD_MIN_SILENCE_MS = 1000
@@ -79,11 +77,13 @@ NOT_ENGLISH = (
 )
 
 # The non-English signal, measured with tiny.en (benchmarks/README.md): English speech,
-# synthetic or human, decodes at an average log-probability of -0.2 to -0.5 with mean word
-# probability 0.79 or more and at most 20 % of words under 0.5; German, French, Spanish,
-# Korean, Japanese and Mandarin speech decode at -1.0 or below, with 40-92 % of words under
-# 0.5 (the English-only decoder guesses English-looking words it is unsure of), or into
-# repetition loops (compression ratio far above 2.4).
+# synthetic (several espeak-ng voices, also English read by the Korean voice) or human,
+# decodes at an average log-probability of -0.2 to -0.5, mean word probability 0.75 or
+# more and at most 20 % of words under 0.5. German, French, Spanish, Korean, Japanese and
+# Mandarin speech decode at -0.6 to -2.1 with mean word probability 0.17-0.55 and 40-92 %
+# of words under 0.5 (the English-only decoder guesses English-looking words it is unsure
+# of), or into repetition loops (compression ratio above 2.4 even after temperature
+# fallback).
 NON_ENGLISH_LOGPROB = -0.9
 NON_ENGLISH_MEAN_PROB = 0.6
 NON_ENGLISH_LOW_SHARE = 0.35
@@ -173,9 +173,12 @@ class SpeechModel:
         return self._openai_whisper(samples)
 
     def _faster_whisper(self, samples) -> list[_RawSegment]:
-        segments, _info = self.model.transcribe(
+        # An English-only model (the default tiny.en) cannot tell languages apart; a
+        # multilingual one named by COACH_STT_MODEL detects the language itself.
+        multilingual = bool(getattr(self.model.model, "is_multilingual", False))
+        segments, info = self.model.transcribe(
             samples,
-            language="en",
+            language=None if multilingual else "en",
             beam_size=BEAM_SIZE,
             temperature=list(TEMPERATURES),
             initial_prompt=VERBATIM_PROMPT,
@@ -183,6 +186,8 @@ class SpeechModel:
             word_timestamps=True,
             vad_filter=False,  # done once for the whole recording by `speech_windows`
         )
+        if multilingual and info.language != "en" and info.language_probability > 0.5:
+            raise AudioError(NOT_ENGLISH)
         return [
             _RawSegment(
                 start=s.start,
@@ -301,9 +306,21 @@ def _looks_like_path(name: str) -> bool:
 
 
 def _load_faster_whisper(model: str | None, device: str) -> SpeechModel:
+    requested = (device or "auto").lower()
+    resolved, compute_type = resolve_device(requested)
+    try:
+        return _load_faster_whisper_on(model, resolved, compute_type)
+    except SpeechModelError:
+        if requested != "auto" or resolved == "cpu":
+            raise
+        # auto picked a GPU that CTranslate2 sees but cannot use (CUDA libraries missing...):
+        # the CPU still works.
+        return _load_faster_whisper_on(model, "cpu", "int8")
+
+
+def _load_faster_whisper_on(model: str | None, device: str, compute_type: str) -> SpeechModel:
     from faster_whisper import WhisperModel
 
-    device, compute_type = resolve_device(device)
     if model is None:
         path = bundled_model_path()
         verify_model_dir(path)
@@ -382,7 +399,9 @@ def _load_openai_whisper(model: str | None, device: str) -> SpeechModel:
     try:
         loaded = whisper.load_model(str(checkpoint), device=chosen)
     except Exception as exc:  # noqa: BLE001
-        raise SpeechModelError(f"The openai-whisper checkpoint {checkpoint} could not be loaded ({exc}).") from exc
+        raise SpeechModelError(
+            f"The openai-whisper checkpoint {checkpoint} could not be loaded ({exc})."
+        ) from exc
     return SpeechModel(
         engine="openai-whisper",
         name=str(checkpoint),
@@ -427,7 +446,7 @@ def _mean(values: list[float]) -> float | None:
 
 
 def _looks_non_english(segments: list[_RawSegment]) -> bool:
-    """English-only Whisper on other languages: low confidence or repetition loops."""
+    """English-only Whisper on other languages: low confidence, or repetition loops."""
     words = [w for s in segments for w in s.words]
     spoken = sum(max(s.end - s.start, 0.01) for s in segments)
     if not words or spoken <= 0:
@@ -437,15 +456,47 @@ def _looks_non_english(segments: list[_RawSegment]) -> bool:
     low_share = sum(w.probability < 0.5 for w in words) / len(words)
     if logprob < NON_ENGLISH_CERTAIN_LOGPROB:
         return True
-    if logprob < NON_ENGLISH_LOGPROB and (
-        mean_prob < NON_ENGLISH_MEAN_PROB or low_share > NON_ENGLISH_LOW_SHARE
-    ):
+    if mean_prob < NON_ENGLISH_MEAN_PROB and low_share > NON_ENGLISH_LOW_SHARE:
         return True
-    # A decoder stuck repeating itself over most of the speech has not understood it.
+    if logprob < NON_ENGLISH_LOGPROB and (mean_prob < 0.7 or low_share > 0.3):
+        return True
+    # A decoder stuck repeating itself at every temperature, and unsure of its words, has
+    # not understood the speech (a speaker who really repeats a sentence is decoded with
+    # high word probabilities, and is kept).
     looping = sum(
         max(s.end - s.start, 0.01) for s in segments if s.compression_ratio > REPETITION_RATIO
     )
-    return looping > 0.5 * spoken
+    return looping > 0.5 * spoken and mean_prob < 0.8
+
+
+def _is_tail_hallucination(segment: _RawSegment) -> bool:
+    """Whisper's habit on a sliver of audio at the end of a window: an unsure, short
+    "Thank you." where nobody spoke. Dropped; a real, clear "thank you" is kept."""
+    if segment.end - segment.start >= 1.0:
+        return False
+    return segment.no_speech_prob > 0.6 or (
+        segment.no_speech_prob > 0.4 and segment.avg_logprob < -1.0
+    )
+
+
+def _clean_words(raw: list[Word]) -> list[Word]:
+    """Stripped words; a token of symbols only ("%" after "78") joins the word before it and
+    keeps that word's probability (its own is about spelling, not about how clearly the
+    word was said)."""
+    words: list[Word] = []
+    for w in raw:
+        text = w.word.strip()
+        if not text:
+            continue
+        if not any(ch.isalnum() for ch in text):
+            if words:
+                last = words[-1]
+                words[-1] = Word(word=last.word + text, start=last.start, end=round(w.end, 3),
+                                 probability=last.probability)
+            continue
+        words.append(Word(word=text, start=round(w.start, 3), end=round(w.end, 3),
+                          probability=round(w.probability, 4)))
+    return words
 
 
 def _words_per_minute(words: list[Word]) -> float | None:
@@ -455,11 +506,43 @@ def _words_per_minute(words: list[Word]) -> float | None:
     return round(60 * len(words) / span, 1)
 
 
-def speech_windows(samples) -> list[tuple[int, int]]:
+@dataclass
+class SpeechWindow:
+    """Speech spans (sample ranges of the recording) decoded together in one pass, with the
+    silences between them cut out; times in the decoded audio map back to the recording."""
+
+    spans: list[tuple[int, int]]
+
+    @property
+    def samples_count(self) -> int:
+        return sum(end - start for start, end in self.spans)
+
+    def audio(self, samples):
+        import numpy as np
+
+        return np.concatenate([samples[start:end] for start, end in self.spans])
+
+    def to_original(self, seconds: float, anchor: float | None = None) -> float:
+        """Map a time of the decoded audio to the recording. `anchor` (a word's middle)
+        picks the span, so that a word's start and end stay in the same span."""
+        rate = audio_mod.SAMPLE_RATE
+        where = (seconds if anchor is None else anchor) * rate
+        offset = 0
+        for index, (start, end) in enumerate(self.spans):
+            length = end - start
+            if where < offset + length or index == len(self.spans) - 1:
+                original = start + (seconds * rate - offset)
+                return min(max(original, start), end) / rate
+            offset += length
+        return seconds  # pragma: no cover - no spans
+
+
+def speech_windows(samples) -> list[SpeechWindow]:
     """Where the speech is: Silero VAD (bundled with faster-whisper), grouped into windows of
-    at most WINDOW_SECONDS so that each is decoded in one pass with the verbatim prompt (the
-    decoders drop an initial prompt after the first 30 s window). Pauses inside a window are
-    kept, so their timing survives; long silences between windows are skipped."""
+    at most WINDOW_SECONDS of speech, each decoded in one pass with the verbatim prompt (the
+    decoders drop an initial prompt after the first 30 s window). Silences of a second or
+    more are cut out before decoding and restored in the times: Whisper stretches the word
+    before a silence over it, which would hide the long pauses that delivery reports."""
     from faster_whisper.vad import VadOptions, get_speech_timestamps
 
     options = VadOptions(
@@ -469,13 +552,13 @@ def speech_windows(samples) -> list[tuple[int, int]]:
     )
     spans = get_speech_timestamps(samples, options, sampling_rate=audio_mod.SAMPLE_RATE)
     limit = int(WINDOW_SECONDS * audio_mod.SAMPLE_RATE)
-    windows: list[tuple[int, int]] = []
+    windows: list[SpeechWindow] = []
     for span in spans:
         start, end = int(span["start"]), int(span["end"])
-        if windows and end - windows[-1][0] <= limit:
-            windows[-1] = (windows[-1][0], end)
+        if windows and windows[-1].samples_count + (end - start) <= limit:
+            windows[-1].spans.append((start, end))
         else:
-            windows.append((start, end))
+            windows.append(SpeechWindow(spans=[(start, end)]))
     return windows
 
 
@@ -491,14 +574,19 @@ def transcribe(audio: bytes | str | Path, settings=None) -> Transcript:
     started = time.perf_counter()
     segments: list[_RawSegment] = []
     judged = False
-    for first, last in windows:
-        offset = first / audio_mod.SAMPLE_RATE
-        for segment in model.decode_window(decoded.samples[first:last]):
-            segment.start += offset
-            segment.end += offset
+    for window in windows:
+        for segment in model.decode_window(window.audio(decoded.samples)):
+            if _is_tail_hallucination(segment):
+                continue
             for word in segment.words:
-                word.start += offset
-                word.end += offset
+                middle = (word.start + word.end) / 2
+                word.start = window.to_original(word.start, middle)
+                word.end = window.to_original(word.end, middle)
+            if segment.words:
+                segment.start, segment.end = segment.words[0].start, segment.words[-1].end
+            else:
+                segment.start = window.to_original(segment.start)
+                segment.end = window.to_original(segment.end)
             segments.append(segment)
         if not judged and segments and segments[-1].end - segments[0].start >= EARLY_CHECK_SECONDS:
             # Judge the language on the first window, rather than decode all of a long
@@ -507,13 +595,7 @@ def transcribe(audio: bytes | str | Path, settings=None) -> Transcript:
             if _looks_non_english(segments):
                 raise AudioError(NOT_ENGLISH)
     elapsed = time.perf_counter() - started
-    words = [
-        Word(word=w.word.strip(), start=round(w.start, 3), end=round(w.end, 3),
-             probability=round(w.probability, 4))
-        for s in segments
-        for w in s.words
-        if w.word.strip()
-    ]
+    words = _clean_words([w for s in segments for w in s.words])
     text = " ".join(s.text.strip() for s in segments if s.text.strip()).strip()
     if not words and not any(ch.isalnum() for ch in text):
         raise AudioError(NO_SPEECH)

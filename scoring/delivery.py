@@ -97,5 +97,7 @@ def _add_timing(delivery: Delivery, timing: SpeechTiming, word_count: int) -> No
                 )
             )
     delivery.unclear_words = [
-        w.word.strip() for w in spoken if w.probability < UNCLEAR_PROBABILITY and w.word.strip()
+        w.word.strip()
+        for w in spoken
+        if w.probability < UNCLEAR_PROBABILITY and w.word.strip() and not FILLERS.search(w.word.strip())
     ]

@@ -45,7 +45,6 @@ RECORDINGS = {
             ("answer.flac", "flac", 16000, None),
             ("answer.ogg", "libopus", 16000, 24000),
             ("answer.mp3", "libmp3lame", 16000, 32000),
-            ("answer_8k.wav", "pcm_s16le", 8000, None),
         ],
     ),
     "fillers": ("en-us", 140, FILLERS, [("fillers.ogg", "libopus", 16000, 24000)]),
@@ -124,7 +123,8 @@ def main(argv: list[str] | None = None) -> int:
     total = 0
     for path in sorted(args.out.iterdir()):
         total += path.stat().st_size
-        print(f"{path.stat().st_size:>8}  {path.relative_to(ROOT)}")
+        shown = path.relative_to(ROOT) if path.is_relative_to(ROOT) else path
+        print(f"{path.stat().st_size:>8}  {shown}")
     print(f"{total:>8}  bytes in all")
     return 0
 

@@ -143,3 +143,78 @@ def test_empty_answer_is_refused_with_a_message():
     at.text_area[0].input("   ")
     at.button[0].click().run()
     assert any("empty" in e.value for e in at.error)
+
+
+def _wav_bytes(source) -> bytes:
+    """A 16 kHz mono WAV, as the browser's recorder would send."""
+    import io
+    import wave
+
+    import numpy as np
+    from faster_whisper import decode_audio
+
+    samples = (decode_audio(str(source), sampling_rate=16000) * 32767).astype(np.int16)
+    buffer = io.BytesIO()
+    with wave.open(buffer, "wb") as out:
+        out.setnchannels(1)
+        out.setsampwidth(2)
+        out.setframerate(16000)
+        out.writeframes(samples.tobytes())
+    return buffer.getvalue()
+
+
+def _start_interview():
+    at = app()
+    at.switch_page("coach/ui/pages/interview.py").run()
+    at.selectbox(key="interview-card").select("gpu-cluster-optimization").run()
+    at.button(key="interview-start").click().run()
+    return at
+
+
+def _pending_turn(session_id):
+    from coach.content import default_library
+    from coach.session import PracticeEngine
+    from coach.store import open_store
+
+    return PracticeEngine(default_library(), open_store()).load(session_id).pending
+
+
+@pytest.mark.parametrize(
+    "name, data, message",
+    [
+        ("empty.wav", b"", "empty"),
+        ("notes.wav", b"these are meeting notes, not a recording" * 10, "not"),
+        ("cut.wav", _wav_bytes(REPO / "tests/fixtures/audio/answer.flac")[:20], ""),
+    ],
+)
+def test_bad_recording_is_kept_and_explained(name, data, message):
+    at = _start_interview()
+    session_id = at.query_params["session"]
+    at.audio_input[0].set_value((name, data, "audio/wav")).run()
+    assert not at.exception, at.exception
+    errors = [e.value for e in at.error]
+    assert len(errors) == 1 and message in errors[0].lower(), errors
+    pending = _pending_turn(session_id)
+    assert pending.audio_path and open(pending.audio_path, "rb").read() == data
+    assert pending.answer_text is None  # nothing was scored; the user can record again or type
+
+
+def test_recording_is_transcribed_into_the_editable_answer_box():
+    at = _start_interview()
+    session_id = at.query_params["session"]
+    audio = _wav_bytes(REPO / "tests/fixtures/audio/answer.flac")
+    at.audio_input[0].set_value(("answer.wav", audio, "audio/wav")).run()
+    assert not at.exception, at.exception
+    transcript = at.text_area[0].value
+    assert "91" in transcript or "ninety" in transcript.lower(), transcript
+    assert _pending_turn(session_id).audio_path
+    at.text_area[0].input(transcript + " I did the profiling myself.")
+    at.button[0].click().run()
+    turn = _pending_turn(session_id)
+    from coach.content import default_library
+    from coach.session import PracticeEngine
+    from coach.store import open_store
+
+    first = PracticeEngine(default_library(), open_store()).load(session_id).turns[0]
+    assert first.answer_text.endswith("I did the profiling myself.") and first.transcript_json and first.audio_path
+    assert turn.kind == "follow-up"

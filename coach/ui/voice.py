@@ -72,7 +72,7 @@ def _transcribe(engine: PracticeEngine, view: SessionView, data: bytes) -> dict:
             _speech_model(settings.stt_engine, settings.stt_model, settings.stt_device)
             transcript = stt.transcribe(data, settings)
     except CoachError as exc:
-        return {"error": f"{exc} Your recording is saved; record again or type your answer."}
+        return {"error": str(exc)}
     return {
         "text": transcript.text,
         "transcript_json": transcript.model_dump_json(),

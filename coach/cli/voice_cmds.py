@@ -1,0 +1,76 @@
+"""`coach transcribe` (speech-to-text) and `coach speak` (text-to-speech)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from coach.errors import AudioError
+
+
+def _in_range(low: int, high: int):
+    def parse(value: str) -> int:
+        number = int(value)
+        if not low <= number <= high:
+            raise argparse.ArgumentTypeError(f"must be between {low} and {high}")
+        return number
+
+    return parse
+
+
+def register(subparsers) -> None:
+    transcribe = subparsers.add_parser(
+        "transcribe", help="transcribe a recording (WAV, FLAC, MP3, OGG) with the local model"
+    )
+    transcribe.add_argument("audio", type=Path, help="the recording")
+    transcribe.add_argument("--format", choices=["json", "text"], default="text")
+    transcribe.set_defaults(handler=run_transcribe)
+
+    speak = subparsers.add_parser("speak", help="say a line with text-to-speech into a WAV file")
+    speak.add_argument("text", help="the line to say")
+    speak.add_argument("--out", type=Path, required=True, help="the WAV file to write")
+    who = speak.add_mutually_exclusive_group()
+    who.add_argument("--persona", help="speak with this persona's voice")
+    who.add_argument("--voice", help="an espeak-ng voice, e.g. en-us or en-gb+f2")
+    speak.add_argument("--rate", type=_in_range(80, 300), help="words per minute (80-300)")
+    speak.add_argument("--pitch", type=_in_range(0, 99), help="0-99")
+    speak.set_defaults(handler=run_speak)
+
+
+def run_transcribe(args) -> int:
+    from coach import stt
+    from coach.config import load_settings
+
+    if not args.audio.is_file():
+        raise AudioError(
+            f"The audio file {args.audio} does not exist. Check the path, or type your answer "
+            "instead."
+        )
+    transcript = stt.transcribe(args.audio, load_settings())
+    if args.format == "json":
+        print(json.dumps(transcript.contract_dict(), ensure_ascii=False))
+    else:
+        print(transcript.text)
+    return 0
+
+
+def run_speak(args) -> int:
+    from coach import tts
+    from coach.config import load_settings
+    from coach.content import Voice, default_library
+
+    settings = load_settings()
+    voice = Voice()
+    if args.persona:
+        voice = default_library().persona(args.persona).voice
+    elif args.voice:
+        voice = Voice(voice=args.voice)
+    changes = {k: v for k, v in (("rate", args.rate), ("pitch", args.pitch)) if v is not None}
+    if changes:
+        voice = Voice(**{**voice.model_dump(), **changes})
+    data = tts.synthesize(args.text, voice, settings)
+    args.out.write_bytes(data)
+    print(f"{args.out}: {tts.wav_duration(data):.1f} s", file=sys.stderr)
+    return 0

@@ -1,0 +1,235 @@
+"""Text-to-speech: a persona's line to WAV bytes, with pyttsx3 over espeak-ng.
+
+    synthesize(text, voice: Voice | None = None, settings=None) -> bytes   # a complete WAV
+
+- One pyttsx3 engine per process, used behind a module-level lock: `runAndWait` is not
+  re-entrant, and espeak-ng is one global synthesiser.
+- The line is saved to a temporary file and this module WAITS until that file is complete
+  (size stable and the WAV header agreeing with it): with the espeak driver `runAndWait`
+  can return before the file is written.
+- Results are cached on disk under `settings.tts_cache_dir`, by sha256 of (text, voice,
+  rate, pitch); a cached file is checked before it is used.
+- If espeak-ng is missing or fails, `SpeechSynthesisError` (a CoachError) says so in one
+  line; the app then shows the line as text only.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import os
+import tempfile
+import threading
+import time
+import wave
+from pathlib import Path
+
+from coach.content import Voice
+from coach.errors import CoachError
+
+CACHE_VERSION = 1
+POLL_SECONDS = 0.02
+MAX_CHARS = 5_000
+
+INSTALL_HINT = "install espeak-ng (apt-get install espeak-ng); the line is shown as text"
+
+
+class SpeechSynthesisError(CoachError):
+    """The line cannot be spoken (espeak-ng missing or failing); show it as text."""
+
+
+_lock = threading.Lock()
+_engine = None
+
+
+def _settings():
+    from coach.config import load_settings
+
+    return load_settings()
+
+
+def cache_key(text: str, voice: Voice) -> str:
+    payload = json.dumps(
+        {
+            "v": CACHE_VERSION,
+            "engine": "pyttsx3/espeak-ng",
+            "text": text,
+            "voice": voice.voice,
+            "rate": voice.rate,
+            "pitch": voice.pitch,
+        },
+        sort_keys=True,
+        ensure_ascii=False,
+    )
+    return hashlib.sha256(payload.encode("utf-8")).hexdigest()
+
+
+def wav_info(data: bytes) -> tuple[int, int, int] | None:
+    """(channels, rate, frames) of a complete, non-empty WAV, else None."""
+    try:
+        with wave.open(io.BytesIO(data), "rb") as wav:
+            channels, width, rate, frames = (
+                wav.getnchannels(),
+                wav.getsampwidth(),
+                wav.getframerate(),
+                wav.getnframes(),
+            )
+            body = wav.readframes(frames)
+    except (wave.Error, EOFError, OSError):
+        return None
+    if frames <= 0 or rate <= 0 or len(body) != frames * channels * width:
+        return None
+    return channels, rate, frames
+
+
+def wav_duration(data: bytes) -> float:
+    info = wav_info(data)
+    return info[2] / info[1] if info else 0.0
+
+
+def _get_engine():
+    """The process's one pyttsx3 engine (created under the lock)."""
+    global _engine
+    if _engine is not None:
+        return _engine
+    try:
+        import pyttsx3
+
+        engine = pyttsx3.init("espeak")
+    except Exception as exc:  # noqa: BLE001 - OSError for a missing library, RuntimeError...
+        raise SpeechSynthesisError(
+            f"Text-to-speech is unavailable ({type(exc).__name__}: {exc}); {INSTALL_HINT}."
+        ) from exc
+    try:  # the espeak driver prints "Audio saved to ..." on stdout: keep stdout clean
+        from pyttsx3.drivers import espeak as espeak_driver
+
+        espeak_driver.print = lambda *args, **kwargs: None
+    except ImportError:  # pragma: no cover - other pyttsx3 layouts
+        pass
+    _engine = engine
+    return engine
+
+
+def _wait_for_wav(path: Path, timeout: float) -> bytes:
+    """Poll until the file is a complete WAV whose size has stopped changing."""
+    deadline = time.monotonic() + timeout
+    last_size = -1
+    while time.monotonic() < deadline:
+        try:
+            size = path.stat().st_size
+        except FileNotFoundError:
+            size = -1
+        if size > 44 and size == last_size:
+            data = path.read_bytes()
+            if len(data) == size and wav_info(data) is not None:
+                return data
+        last_size = size
+        time.sleep(POLL_SECONDS)
+    raise SpeechSynthesisError(
+        f"Text-to-speech did not finish writing the audio within {timeout:.0f} s; the line is "
+        "shown as text."
+    )
+
+
+def _voice_candidates(name: str) -> list[str]:
+    """Names to try for a persona voice such as "en-us", "en-gb+f2" or "gmw/en+m1".
+    espeak-ng's SetVoiceByName knows voice names and files ("en-us", "gmw/en") but not every
+    language code ("en-gb" is the file gmw/en), so a code is also mapped to the voice file
+    that speaks it, keeping the "+variant"."""
+    from pyttsx3.drivers.espeak import EspeakDriver
+
+    base, plus, variant = name.partition("+")
+    suffix = f"+{variant}" if plus else ""
+    candidates = [name]
+    for known in EspeakDriver.getProperty("voices"):
+        languages = [lang.lower() for lang in (known.languages or [])]
+        if base.lower() in languages or known.id == base.lower():
+            candidates.append(known.id + suffix)
+    return list(dict.fromkeys(candidates))
+
+
+def _apply_voice(voice: Voice) -> None:
+    """Set voice, rate and pitch now (the engine's own setProperty is queued, and errors in
+    its queue are swallowed, so a bad voice name would pass silently)."""
+    from pyttsx3.drivers.espeak import EspeakDriver
+
+    for candidate in _voice_candidates(voice.voice):
+        try:
+            EspeakDriver.setProperty("voice", candidate)
+            break
+        except ValueError:
+            continue
+    else:
+        raise SpeechSynthesisError(
+            f"Text-to-speech has no voice {voice.voice!r} (see `espeak-ng --voices`); the line "
+            "is shown as text."
+        )
+    EspeakDriver.setProperty("rate", voice.rate)
+    EspeakDriver.setProperty("pitch", voice.pitch)
+
+
+def _render(text: str, voice: Voice, directory: Path) -> bytes:
+    engine = _get_engine()
+    _apply_voice(voice)
+    handle, name = tempfile.mkstemp(prefix=".tts-", suffix=".wav", dir=directory)
+    os.close(handle)
+    path = Path(name)
+    path.unlink()  # the driver creates it when the speech is complete
+    try:
+        try:
+            engine.save_to_file(text, str(path))
+            engine.runAndWait()
+        except Exception as exc:  # noqa: BLE001
+            raise SpeechSynthesisError(
+                f"Text-to-speech failed ({type(exc).__name__}: {exc}); the line is shown as text."
+            ) from exc
+        # At about 80 words a minute at the slowest rate, plus start-up: a generous bound.
+        timeout = 10.0 + len(text) * 0.08
+        return _wait_for_wav(path, timeout)
+    finally:
+        path.unlink(missing_ok=True)
+
+
+def synthesize(text: str, voice: Voice | None = None, settings=None) -> bytes:
+    """The line spoken by this voice, as the bytes of a WAV file (mono, 16-bit)."""
+    text = " ".join(text.split())
+    if not text:
+        raise SpeechSynthesisError("There is no text to speak.")
+    if len(text) > MAX_CHARS:
+        raise SpeechSynthesisError(
+            f"The line is {len(text):,} characters; text-to-speech takes at most {MAX_CHARS:,}."
+        )
+    voice = voice or Voice()
+    settings = settings or _settings()
+    directory = Path(settings.tts_cache_dir)
+    directory.mkdir(parents=True, exist_ok=True)
+    cached = directory / f"{cache_key(text, voice)}.wav"
+    data = _read_cached(cached)
+    if data is not None:
+        return data
+    with _lock:
+        data = _read_cached(cached)  # another thread may have made it meanwhile
+        if data is not None:
+            return data
+        data = _render(text, voice, directory)
+    _write_atomic(cached, data)
+    return data
+
+
+def _read_cached(path: Path) -> bytes | None:
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return None
+    return data if wav_info(data) is not None else None
+
+
+def _write_atomic(path: Path, data: bytes) -> None:
+    handle, name = tempfile.mkstemp(prefix=".cache-", suffix=".wav", dir=path.parent)
+    try:
+        with os.fdopen(handle, "wb") as out:
+            out.write(data)
+        os.replace(name, path)
+    except OSError:
+        Path(name).unlink(missing_ok=True)  # the cache is an optimisation only
