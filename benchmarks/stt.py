@@ -6,9 +6,11 @@
 2. real-time factor (decode seconds / audio seconds) of faster-whisper on a ~60 s answer
    (espeak-ng speech made here) and on the 11 s of real human speech of assets/audio
    (JFK), for beam 1 and beam 2 (the default);
-3. faster-whisper against openai-whisper on the same audio and model size, when
-   openai-whisper and a converted checkpoint are there (COACH_BENCH_OPENAI_CHECKPOINT=a
-   tiny.en .pt); otherwise it says why it was skipped;
+3. faster-whisper against openai-whisper on the same audio (the 60 s answer) and the same
+   tiny.en weights, both on the CPU with the same thread count, when openai-whisper is
+   installed: the checkpoint is COACH_BENCH_OPENAI_CHECKPOINT (a tiny.en .pt) or else the
+   bundled CTranslate2 tiny.en converted into a temporary directory
+   (scripts/convert_ct2_to_openai_whisper.py); otherwise it says why it was skipped;
 4. "recording stopped" to "scorecard shown" for a 60 s answer: WAV bytes ->
    stt.transcribe -> scoring.score(card 'gpu-cluster-optimization', 'main', text, timing);
 5. WER of the human clip, and the filler count kept on tests/fixtures/audio/fillers.ogg.
@@ -114,6 +116,59 @@ def normalise(text: str) -> str:
     return " ".join(text.split())
 
 
+def openai_checkpoint(tmp: Path) -> tuple[Path | None, str]:
+    """(tiny.en .pt, where it came from), or (None, why not)."""
+    missing = [name for name in ("torch", "whisper") if importlib.util.find_spec(name) is None]
+    if missing:
+        return None, (f"skipped: {', '.join(missing)} not installed (openai-whisper without "
+                      "triton: see benchmarks/README.md)")
+    given = os.environ.get("COACH_BENCH_OPENAI_CHECKPOINT")
+    if given:
+        if not Path(given).is_file():
+            return None, f"skipped: COACH_BENCH_OPENAI_CHECKPOINT={given} is not a file"
+        return Path(given), "COACH_BENCH_OPENAI_CHECKPOINT"
+    sys.path.insert(0, str(ROOT / "scripts"))
+    import convert_ct2_to_openai_whisper as converter
+
+    out = tmp / "tiny.en-openai.pt"
+    started = time.perf_counter()
+    converter.convert(stt.bundled_model_path(), out)
+    return out, f"bundled tiny.en converted in {time.perf_counter() - started:.1f} s"
+
+
+def compare_engines(data: bytes, settings, repeat: int) -> None:
+    """Median time of stt.transcribe (VAD + decode with word times), each engine warmed up
+    first (openai-whisper compiles its numba DTW on the first word-timed decode)."""
+    with tempfile.TemporaryDirectory(prefix="rehearse-openai-") as tmp:
+        checkpoint, origin = openai_checkpoint(Path(tmp))
+        if checkpoint is None:
+            print(f"   {origin}")
+            return
+        import torch
+
+        fw_settings = dataclasses.replace(settings, stt_device="cpu")
+        ow_settings = dataclasses.replace(settings, stt_engine="openai-whisper",
+                                          stt_model=str(checkpoint), stt_device="cpu")
+        fw_model = stt.load_model(fw_settings)
+        ow_model = stt.load_model(ow_settings)
+        print(f"   checkpoint: {checkpoint.name} ({origin}); torch {torch.__version__}, "
+              f"{torch.get_num_threads()} threads; ctranslate2 cpu_threads "
+              f"{stt._cpu_threads()}; beam {stt.BEAM_SIZE}, word times, verbatim prompt")
+        print(f"   load: faster-whisper {fw_model.compute_type} {fw_model.load_seconds:.2f} s, "
+              f"openai-whisper {ow_model.compute_type} {ow_model.load_seconds:.2f} s")
+        stt.transcribe(data, fw_settings)
+        stt.transcribe(data, ow_settings)
+        fw, fw_transcript = timed_transcribe(data, fw_settings, repeat)
+        ow, ow_transcript = timed_transcribe(data, ow_settings, repeat)
+        duration = fw_transcript.duration
+        print(f"   {duration:.1f} s of audio: faster-whisper {fw:.2f} s (RTF {fw / duration:.3f}, "
+              f"decode {fw_transcript.transcribe_seconds:.2f} s), openai-whisper {ow:.2f} s "
+              f"(RTF {ow / duration:.3f}, decode {ow_transcript.transcribe_seconds:.2f} s)")
+        print(f"   openai-whisper / faster-whisper = {ow / fw:.2f}x (target: >= 1.5x)")
+        print(f"   same words: {normalise(fw_transcript.text) == normalise(ow_transcript.text)}; "
+              f"openai-whisper: {ow_transcript.text!r}")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="speech-to-text figures")
     parser.add_argument("--repeat", type=int, default=3, help="runs per figure (median)")
@@ -148,23 +203,8 @@ def main(argv: list[str] | None = None) -> int:
                   f"(decode only: {transcript.transcribe_seconds:.2f} s)")
     stt.BEAM_SIZE = default_beam
 
-    print("\n3. faster-whisper vs openai-whisper")
-    checkpoint = os.environ.get("COACH_BENCH_OPENAI_CHECKPOINT")
-    if importlib.util.find_spec("whisper") is None:
-        print("   skipped: openai-whisper is not installed (pip install -e .[openai-whisper]) and "
-              "no tiny.en .pt checkpoint exists offline (converting the bundled CTranslate2 "
-              "weights to a .pt is not done)")
-    elif not checkpoint or not Path(checkpoint).is_file():
-        print("   skipped: set COACH_BENCH_OPENAI_CHECKPOINT to a local tiny.en .pt checkpoint")
-    else:
-        data = synthetic or recordings["human JFK clip"]
-        fw, _ = timed_transcribe(data, settings, args.repeat)
-        ow_settings = dataclasses.replace(settings, stt_engine="openai-whisper",
-                                          stt_model=checkpoint)
-        stt.load_model(ow_settings)
-        ow, _ = timed_transcribe(data, ow_settings, args.repeat)
-        print(f"   faster-whisper {fw:.2f} s, openai-whisper {ow:.2f} s: "
-              f"openai-whisper / faster-whisper = {ow / fw:.1f}x")
+    print("\n3. faster-whisper vs openai-whisper (same audio, same tiny.en, CPU)")
+    compare_engines(synthetic or recordings["human JFK clip"], settings, args.repeat)
 
     print("\n4. recording stopped -> scorecard shown (60 s answer, model already loaded)")
     import scoring

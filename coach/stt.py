@@ -205,16 +205,24 @@ class SpeechModel:
         ]
 
     def _openai_whisper(self, samples) -> list[_RawSegment]:
-        result = self.model.transcribe(
-            samples,
-            language="en",
-            beam_size=BEAM_SIZE,
-            temperature=TEMPERATURES,
-            initial_prompt=VERBATIM_PROMPT,
-            condition_on_previous_text=False,
-            word_timestamps=True,
-            fp16=self.device == "cuda",
-        )
+        # openai-whisper installs forward hooks on the shared model for every decode (key/
+        # value cache, cross-attention capture for word times): two decodes at once would
+        # corrupt each other, so they take turns.
+        with _openai_whisper_lock:
+            if self.model.is_multilingual:
+                self._refuse_non_english(samples)
+            result = self.model.transcribe(
+                samples,
+                language="en",
+                beam_size=BEAM_SIZE,
+                best_of=5,  # faster-whisper's default for the sampling fallback
+                temperature=TEMPERATURES,
+                initial_prompt=VERBATIM_PROMPT,
+                condition_on_previous_text=False,
+                word_timestamps=True,
+                fp16=self.device == "cuda",
+                verbose=None,
+            )
         return [
             _RawSegment(
                 start=float(s["start"]),
@@ -235,6 +243,24 @@ class SpeechModel:
             )
             for s in result.get("segments", [])
         ]
+
+    def _refuse_non_english(self, samples) -> None:
+        """A multilingual checkpoint detects the language of the window, as faster-whisper
+        does (English-only ones such as tiny.en cannot: `_looks_non_english` judges them)."""
+        import whisper
+
+        mel = whisper.log_mel_spectrogram(
+            whisper.pad_or_trim(samples), n_mels=self.model.dims.n_mels
+        ).to(self.model.device)
+        if self.device == "cuda":
+            mel = mel.half()
+        _, probs = self.model.detect_language(mel)
+        language = max(probs, key=probs.get)
+        if language != "en" and probs[language] > 0.5:
+            raise AudioError(NOT_ENGLISH)
+
+
+_openai_whisper_lock = threading.Lock()
 
 
 def sha256_file(path: Path) -> str:
@@ -387,6 +413,7 @@ def _load_openai_whisper(model: str | None, device: str) -> SpeechModel:
         )
     import torch
     import whisper
+    from whisper.model import ModelDimensions, Whisper
 
     want = (device or "auto").lower()
     if want not in DEVICES:
@@ -395,9 +422,27 @@ def _load_openai_whisper(model: str | None, device: str) -> SpeechModel:
     if want == "cuda" and not has_cuda:
         raise SpeechModelError("COACH_STT_DEVICE=cuda but torch sees no CUDA GPU.")
     chosen = "cuda" if (want == "auto" and has_cuda) or want == "cuda" else "cpu"
+    if chosen == "cpu":
+        # The same thread count as faster-whisper's cpu_threads, so that the two engines
+        # are compared on equal terms (torch picks its own default otherwise).
+        torch.set_num_threads(_cpu_threads())
     started = time.perf_counter()
     try:
-        loaded = whisper.load_model(str(checkpoint), device=chosen)
+        # What whisper.load_model(path) does, plus the word-timing heads: load_model only
+        # knows them for checkpoints it downloaded itself, and otherwise uses every head of
+        # the last half of the decoder. A checkpoint made by
+        # scripts/convert_ct2_to_openai_whisper.py carries them ("alignment_heads"); an
+        # official one is known by its name (tiny.en.pt...).
+        data = torch.load(checkpoint, map_location="cpu", weights_only=True)
+        loaded = Whisper(ModelDimensions(**data["dims"]))
+        loaded.load_state_dict(data["model_state_dict"])
+        heads = data.get("alignment_heads") or getattr(whisper, "_ALIGNMENT_HEADS", {}).get(
+            checkpoint.name.removesuffix(".pt")
+        )
+        if heads:
+            loaded.set_alignment_heads(heads)
+        loaded = loaded.to(chosen)
+        loaded.eval()
     except Exception as exc:  # noqa: BLE001
         raise SpeechModelError(
             f"The openai-whisper checkpoint {checkpoint} could not be loaded ({exc})."
