@@ -23,6 +23,9 @@ from pathlib import Path
 import av
 import numpy as np
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from tests.conftest_audio import decode_int16  # noqa: E402  (one decoder for fixtures and tests)
+
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "tests" / "fixtures" / "audio"
 
@@ -62,21 +65,6 @@ def espeak(voice: str, rate: int, text: str, wav: Path) -> None:
     subprocess.run([exe, "-v", voice, "-s", str(rate), "-w", str(wav), text], check=True)
 
 
-def read_mono(path: Path) -> tuple[np.ndarray, int]:
-    """int16 mono samples and their rate."""
-    with av.open(str(path)) as container:
-        stream = container.streams.audio[0]
-        rate = stream.rate
-        resampler = av.AudioResampler(format="s16", layout="mono", rate=rate)
-        chunks = []
-        for frame in container.decode(stream):
-            for out in resampler.resample(frame):
-                chunks.append(out.to_ndarray().reshape(-1))
-        for out in resampler.resample(None):
-            chunks.append(out.to_ndarray().reshape(-1))
-    return np.concatenate(chunks).astype(np.int16), rate
-
-
 def encode(
     samples: np.ndarray,
     rate: int,
@@ -113,7 +101,7 @@ def main(argv: list[str] | None = None) -> int:
         for name, (voice, rate, text, outputs) in RECORDINGS.items():
             wav = Path(tmp) / f"{name}.wav"
             espeak(voice, rate, text, wav)
-            samples, sample_rate = read_mono(wav)
+            samples, sample_rate = decode_int16(wav)
             for file, codec, out_rate, bit_rate in outputs:
                 encode(samples, sample_rate, args.out / file, codec, out_rate, bit_rate)
     # Three seconds of digital silence.

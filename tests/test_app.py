@@ -146,21 +146,10 @@ def test_empty_answer_is_refused_with_a_message():
 
 
 def _wav_bytes(source) -> bytes:
-    """A 16 kHz mono WAV, as the browser's recorder would send."""
-    import io
-    import wave
+    """A WAV of a fixture recording, as the browser's recorder would send."""
+    from tests.conftest_audio import decode_int16, wav_bytes
 
-    import numpy as np
-    from faster_whisper import decode_audio
-
-    samples = (decode_audio(str(source), sampling_rate=16000) * 32767).astype(np.int16)
-    buffer = io.BytesIO()
-    with wave.open(buffer, "wb") as out:
-        out.setnchannels(1)
-        out.setsampwidth(2)
-        out.setframerate(16000)
-        out.writeframes(samples.tobytes())
-    return buffer.getvalue()
+    return wav_bytes(*decode_int16(source))
 
 
 def _start_interview():
