@@ -20,6 +20,7 @@ TRANSCRIPTS = "voice_transcripts"
 
 @st.cache_resource(show_spinner="Loading the speech model (first time only) …")
 def _speech_model(engine_name: str, model: str | None, device: str):
+    """Load the speech model once per process; the arguments only key the cache."""
     from coach import stt
 
     return stt.load_model(state.settings())
