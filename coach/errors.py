@@ -55,3 +55,11 @@ class LLMUnavailableError(CoachError):
 
 class LLMInvalidReplyError(CoachError):
     """The configured LLM answered with something unusable."""
+
+
+class SpeechSynthesisError(CoachError):
+    """The line cannot be spoken (espeak-ng missing or failing); show it as text."""
+
+
+class LLMServerError(CoachError):
+    """The local LLM server cannot start (extra not installed, bad model file, port in use)."""

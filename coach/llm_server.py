@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Self
 
-from coach.errors import CoachError
+from coach.errors import LLMServerError
 
 log = logging.getLogger(__name__)
 
@@ -27,10 +27,6 @@ DEFAULT_PORT = 8080
 DEFAULT_ALIAS = "local"
 DEFAULT_CTX = 4096
 INSTALL_HINT = "pip install -e .[llm-server]   (or: pip install xllamacpp)"
-
-
-class LLMServerError(CoachError):
-    """The local LLM server cannot start (extra not installed, bad model file, port in use)."""
 
 
 @dataclass

@@ -26,17 +26,13 @@ import wave
 from pathlib import Path
 
 from coach.content import Voice
-from coach.errors import CoachError
+from coach.errors import SpeechSynthesisError
 
 CACHE_VERSION = 1
 POLL_SECONDS = 0.02
 MAX_CHARS = 5_000
 
 INSTALL_HINT = "install espeak-ng (apt-get install espeak-ng); the line is shown as text"
-
-
-class SpeechSynthesisError(CoachError):
-    """The line cannot be spoken (espeak-ng missing or failing); show it as text."""
 
 
 _lock = threading.Lock()
