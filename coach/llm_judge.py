@@ -269,16 +269,7 @@ def _disagreement(cid: str, rubric: bool, llm: bool, applied: bool, why: str, co
 
 def _recompute(result: Scorecard, card: Card, turn_id: str, text: str) -> None:
     """Overall, feedback, pitfalls and structure again, the way scoring.score makes them."""
-    from scoring import feedback_for, structure_of
-    from scoring.models import PitfallHit
+    from scoring import derived_fields
 
-    criteria = [c for c in card.criteria_for(turn_id) if c.id in result.criteria]
-    total = sum(c.weight for c in criteria)
-    result.overall = round(sum(result.criteria[c.id].score * c.weight for c in criteria) / total, 3)
-    result.feedback = feedback_for(card, result.criteria)
-    result.pitfalls = [
-        PitfallHit(text=p.text, text_ko=p.text_ko, criterion=p.criterion)
-        for p in card.pitfalls
-        if p.criterion in result.criteria and not result.criteria[p.criterion].met
-    ]
-    result.structure = structure_of(card, result.criteria, text)
+    for name, value in derived_fields(card, turn_id, result.criteria, text).items():
+        setattr(result, name, value)

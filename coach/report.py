@@ -80,7 +80,12 @@ def markdown_report(view: SessionView, summary: Summary, korean: bool = True) ->
             met = [c for c, r in scorecard["criteria"].items() if r["met"]]
             lines.append(f"_Met: {', '.join(met) or 'none'}; overall {scorecard['overall']:.2f}_")
             lines.append("")
-    lines += ["## Result per criterion", ""]
+    return "\n".join(lines) + "\n" + summary_markdown(summary, korean, heading="##")
+
+
+def summary_markdown(summary: Summary, korean: bool, heading: str = "####") -> str:
+    """The end-of-session summary as Markdown: for the report file and for the app."""
+    lines = [f"{heading} Result per criterion", ""]
     for row in summary.criteria:
         mark = "✅" if row.met else "❌"
         where = f" ({row.turn})" if row.turn else ""
@@ -89,11 +94,11 @@ def markdown_report(view: SessionView, summary: Summary, korean: bool = True) ->
         for quote in row.evidence[:2]:
             lines.append(f"  - “{escape_md(quote)}”")
     if summary.model_answer_gaps:
-        lines += ["", "## What the model answers had", ""]
+        lines += ["", f"{heading} What the model answers had that yours lacked", ""]
         for gap in summary.model_answer_gaps:
             parts = gap.had + [f"concept: {c}" for c in gap.concepts]
             lines.append(f"- *{gap.title}*: {', '.join(parts)}")
-    lines += ["", "## Practise next", ""]
+    lines += ["", f"{heading} Practise next", ""]
     if not summary.practise_next:
         lines.append("Every criterion was met. Try another card, or this one again for a new variant.")
     for item in summary.practise_next:

@@ -61,26 +61,33 @@ def score(
         results[criterion.id] = CriterionResult(
             met=hit.met, score=hit.score if hit.met else min(hit.score, 0.99), evidence=hit.evidence, reason=hit.reason
         )
-    criteria = card.criteria_for(turn.id)
-    total_weight = sum(c.weight for c in criteria)
-    overall = sum(results[c.id].score * c.weight for c in criteria) / total_weight
     return Scorecard(
         id=answer_id,
         card=card.id,
         turn=turn.id,
         criteria=results,
-        overall=round(overall, 3),
         delivery=measure(answer, timing),
-        feedback=feedback_for(card, results),
-        pitfalls=[
+        notes=notes,
+        scorer_version=SCORER_VERSION,
+        **derived_fields(card, turn.id, results, scored_text),
+    )
+
+
+def derived_fields(card: Card, turn_id: str, results: dict[str, CriterionResult], text: str) -> dict:
+    """What a scorecard derives from its criterion results: overall, feedback, pitfalls and
+    structure (also recomputed by the LLM judge after it changes a verdict)."""
+    criteria = card.criteria_for(turn_id)
+    overall = sum(results[c.id].score * c.weight for c in criteria) / sum(c.weight for c in criteria)
+    return {
+        "overall": round(overall, 3),
+        "feedback": feedback_for(card, results),
+        "pitfalls": [
             PitfallHit(text=p.text, text_ko=p.text_ko, criterion=p.criterion)
             for p in card.pitfalls
             if p.criterion in results and not results[p.criterion].met
         ],
-        structure=structure_of(card, results, scored_text),
-        notes=notes,
-        scorer_version=SCORER_VERSION,
-    )
+        "structure": structure_of(card, results, text),
+    }
 
 
 _PARSED: dict[int, tuple] = {}

@@ -75,6 +75,7 @@ def _conversation(engine: PracticeEngine, view: SessionView) -> None:
     korean = state.korean()
     card, persona = view.card, view.persona
     st.markdown(f"**{card.title}** · {card.title_ko} — with {persona.name}, {persona.role}")
+    last_scored = _last_scored(view)
     for turn in view.turns:
         with st.chat_message("assistant"):
             st.markdown(f"**{persona.name}:** {turn.prompt}")
@@ -84,7 +85,7 @@ def _conversation(engine: PracticeEngine, view: SessionView) -> None:
             with st.chat_message("user"):
                 st.text(turn.answer_text)
                 if turn.scorecard_json:
-                    with st.expander("Scorecard", expanded=turn is _last_scored(view)):
+                    with st.expander("Scorecard", expanded=turn is last_scored):
                         widgets.scorecard(card, Scorecard.model_validate_json(turn.scorecard_json),
                                           turn.answer_text, korean)
                 elif turn.error:
@@ -138,7 +139,7 @@ def _run(action) -> None:
 def _finished(view: SessionView, korean: bool) -> None:
     st.success(view.persona.closing)
     result = summarise(view)
-    widgets.summary(view.card, result, korean)
+    widgets.summary(result, korean)
     st.download_button(
         "Download the report (Markdown)",
         markdown_report(view, result, korean),

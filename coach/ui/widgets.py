@@ -7,7 +7,7 @@ from __future__ import annotations
 import streamlit as st
 
 from coach.content import Card
-from coach.report import escape_md
+from coach.report import escape_md, summary_markdown
 from coach.summary import Summary
 from scoring.models import Scorecard
 
@@ -42,7 +42,7 @@ def scorecard(card: Card, result: Scorecard, answer: str, korean: bool) -> None:
         mark = "✅" if criterion_result.met else "❌"
         st.markdown(f"{mark} **{label}** — {escape_md(criterion_result.reason)}")
         for quote in criterion_result.evidence[:2]:
-            st.caption(f"“{quote}”")
+            st.caption(f"“{escape_md(quote)}”")
     if result.llm:
         _llm_opinion(result)
     delivery(result)
@@ -72,34 +72,20 @@ def delivery(result: Scorecard) -> None:
     cols[2].metric("Hedges", d.hedge_count)
     cols[3].metric("Words / min", d.words_per_minute if d.words_per_minute is not None else "—")
     if d.long_pauses:
-        pauses = ", ".join(f"{p.duration:.1f}s after “{p.after_word}” at {p.start:.0f}s" for p in d.long_pauses[:5])
+        pauses = ", ".join(
+            f"{p.duration:.1f}s after “{escape_md(p.after_word)}” at {p.start:.0f}s" for p in d.long_pauses[:5]
+        )
         st.caption(f"Long pauses: {pauses}")
     if d.unclear_words:
-        st.caption("May be unclear: " + ", ".join(d.unclear_words[:10]))
+        st.caption("May be unclear: " + ", ".join(escape_md(w) for w in d.unclear_words[:10]))
     if d.filler_note:
         st.caption(d.filler_note)
 
 
-def summary(card: Card, result: Summary, korean: bool) -> None:
+def summary(result: Summary, korean: bool) -> None:
     st.subheader("Summary")
     st.markdown(f"**{sum(c.met for c in result.criteria)} of {len(result.criteria)}** criteria met.")
-    for row in result.criteria:
-        mark = "✅" if row.met else "❌"
-        where = f" ({row.turn})" if row.turn else ""
-        label = f"{row.label} · {row.label_ko}" if korean else row.label
-        st.markdown(f"{mark} **{label}**{where}")
-        for quote in row.evidence[:2]:
-            st.caption(f"“{quote}”")
-    if result.model_answer_gaps:
-        st.markdown("**What the model answers had that yours lacked**")
-        for gap in result.model_answer_gaps:
-            parts = gap.had + [f"concept: {c}" for c in gap.concepts]
-            st.markdown(f"- *{gap.title}*: {', '.join(parts)}")
-    st.markdown("**Practise next**")
-    if not result.practise_next:
-        st.markdown("Every criterion was met. Try another card, or this one again for a new variant.")
-    for item in result.practise_next:
-        st.markdown(f"1. **{item.title}**: {item.tip}" + (f"  \n   {item.tip_ko}" if korean else ""))
+    st.markdown(summary_markdown(result, korean))
 
 
 def card_preview(card: Card, korean: bool) -> None:
