@@ -184,6 +184,16 @@ class Library:
             key=lambda c: (c.kind, c.title),
         )
 
+    def search(self, kind: str | None = None, query: str = "", tags: Iterable[str] = ()) -> list[Card]:
+        """Cards of a kind whose id, titles or tags contain `query` and that carry any of `tags`."""
+        query, wanted = query.strip().lower(), set(tags)
+        return [
+            card
+            for card in self.cards_of_kind(kind)
+            if (not wanted or wanted & set(card.tags))
+            and (not query or query in f"{card.id} {card.title} {card.title_ko} {' '.join(card.tags)}".lower())
+        ]
+
 
 # --- parsing ---------------------------------------------------------------------------
 

@@ -9,15 +9,10 @@ if library.problems:
         for problem in library.problems:
             st.code(str(problem), language=None)
 
-query = st.text_input("Search", placeholder="title, id or tag").strip().lower()
-tags = sorted({tag for card in library.cards.values() for tag in card.tags})
-chosen_tags = st.multiselect("Tags", tags)
+query = st.text_input("Search", placeholder="title, id or tag")
+chosen_tags = st.multiselect("Tags", sorted({tag for card in library.cards.values() for tag in card.tags}))
 for kind, heading in (("meeting", "Meeting drills"), ("interview", "Interview questions")):
-    cards = [
-        c for c in library.cards_of_kind(kind)
-        if (not chosen_tags or set(chosen_tags) & set(c.tags))
-        and (not query or query in f"{c.id} {c.title} {c.title_ko} {' '.join(c.tags)}".lower())
-    ]
+    cards = library.search(kind, query, chosen_tags)
     st.subheader(f"{heading} ({len(cards)})")
     for card in cards:
         with st.expander(f"{card.title} · {card.title_ko}"):
