@@ -4,9 +4,13 @@
 
 - One pyttsx3 engine per process, used behind a module-level lock: `runAndWait` is not
   re-entrant, and espeak-ng is one global synthesiser.
-- The line is saved to a temporary file and this module WAITS until that file is complete
-  (size stable and the WAV header agreeing with it): with the espeak driver `runAndWait`
-  can return before the file is written.
+- pyttsx3's espeak driver runs espeak-ng in its asynchronous mode: `runAndWait` returns as
+  soon as the line is queued, and the WAV is written later from espeak-ng's own thread. Its
+  `runAndWait` also queues a `stop()` that calls `espeak_Cancel()` if espeak-ng still
+  reports itself busy, and that cancel then lands on the NEW line (espeak-ng drops the text
+  and pyttsx3 writes a WAV with no frames). So a line is only started once espeak-ng is
+  idle, and it is complete when pyttsx3 reports "finished-utterance" and espeak-ng is idle
+  again; the file is then checked once.
 - Results are cached on disk under `settings.tts_cache_dir`, by sha256 of (text, voice,
   rate, pitch); a cached file is checked before it is used.
 - If espeak-ng is missing or fails, `SpeechSynthesisError` (a CoachError) says so in one
@@ -29,7 +33,7 @@ from coach.content import Voice
 from coach.errors import SpeechSynthesisError
 
 CACHE_VERSION = 1
-POLL_SECONDS = 0.02
+POLL_SECONDS = 0.01
 MAX_CHARS = 5_000
 
 INSTALL_HINT = "install espeak-ng (apt-get install espeak-ng); the line is shown as text"
@@ -37,6 +41,7 @@ INSTALL_HINT = "install espeak-ng (apt-get install espeak-ng); the line is shown
 
 _lock = threading.Lock()
 _engine = None
+_utterance_finished = threading.Event()
 
 
 def _settings():
@@ -103,29 +108,25 @@ def _get_engine():
         espeak_driver.print = lambda *args, **kwargs: None
     except ImportError:  # pragma: no cover - other pyttsx3 layouts
         pass
+    engine.connect("finished-utterance", lambda name, completed: _utterance_finished.set())
     _engine = engine
     return engine
 
 
-def _wait_for_wav(path: Path, timeout: float) -> bytes:
-    """Poll until the file is a complete WAV whose size has stopped changing."""
-    deadline = time.monotonic() + timeout
-    last_size = -1
-    while time.monotonic() < deadline:
-        try:
-            size = path.stat().st_size
-        except FileNotFoundError:
-            size = -1
-        if size > 44 and size == last_size:
-            data = path.read_bytes()
-            if len(data) == size and wav_info(data) is not None:
-                return data
-        last_size = size
-        time.sleep(POLL_SECONDS)
-    raise SpeechSynthesisError(
-        f"Text-to-speech did not finish writing the audio within {timeout:.0f} s; the line is "
-        "shown as text."
+def _too_slow(timeout: float) -> SpeechSynthesisError:
+    return SpeechSynthesisError(
+        f"Text-to-speech did not finish the line within {timeout:.0f} s; the line is shown as text."
     )
+
+
+def _wait_until_espeak_idle(deadline: float, timeout: float) -> None:
+    """Block until espeak-ng's queue thread has nothing left to do (see the module notes)."""
+    from pyttsx3.drivers import _espeak
+
+    while _espeak.IsPlaying():
+        if time.monotonic() > deadline:
+            raise _too_slow(timeout)
+        time.sleep(POLL_SECONDS)
 
 
 def _voice_candidates(name: str) -> list[str]:
@@ -166,13 +167,19 @@ def _apply_voice(voice: Voice) -> None:
 
 
 def _render(text: str, voice: Voice, directory: Path) -> bytes:
+    """Speak one line into a WAV; called with `_lock` held."""
+    # espeak-ng renders far faster than real time; this bound only stops a hung synthesiser
+    timeout = 10.0 + len(text) * 0.08
+    deadline = time.monotonic() + timeout
     engine = _get_engine()
-    _apply_voice(voice)
+    _apply_voice(voice)  # rate and pitch are queued in espeak-ng: let them apply first
+    _wait_until_espeak_idle(deadline, timeout)
     handle, name = tempfile.mkstemp(prefix=".tts-", suffix=".wav", dir=directory)
     os.close(handle)
     path = Path(name)
     path.unlink()  # the driver creates it when the speech is complete
     try:
+        _utterance_finished.clear()
         try:
             engine.save_to_file(text, str(path))
             engine.runAndWait()
@@ -180,9 +187,13 @@ def _render(text: str, voice: Voice, directory: Path) -> bytes:
             raise SpeechSynthesisError(
                 f"Text-to-speech failed ({type(exc).__name__}: {exc}); the line is shown as text."
             ) from exc
-        # At about 80 words a minute at the slowest rate, plus start-up: a generous bound.
-        timeout = 10.0 + len(text) * 0.08
-        return _wait_for_wav(path, timeout)
+        if not _utterance_finished.wait(max(0.0, deadline - time.monotonic())):
+            raise _too_slow(timeout)
+        _wait_until_espeak_idle(deadline, timeout)
+        data = path.read_bytes() if path.exists() else b""
+        if wav_info(data) is None:
+            raise SpeechSynthesisError("Text-to-speech produced no audio for this line; it is shown as text.")
+        return data
     finally:
         path.unlink(missing_ok=True)
 
@@ -209,7 +220,7 @@ def synthesize(text: str, voice: Voice | None = None, settings=None) -> bytes:
         if data is not None:
             return data
         data = _render(text, voice, directory)
-    _write_atomic(cached, data)
+        _write_atomic(cached, data)  # under the lock, so a waiting thread finds it
     return data
 
 

@@ -96,6 +96,21 @@ def test_concurrent_calls_from_threads_all_succeed():
     assert len({results[i] for i in range(1, 8, 2)}) == 4
 
 
+def test_a_line_started_while_espeak_is_still_busy_is_spoken_whole():
+    """The cause of the old flake: pyttsx3's runAndWait cancels espeak-ng when it is still
+    busy, and that cancel hit the new line (an empty WAV, then a timeout). Keep espeak-ng
+    busy on purpose with earlier work and ask for a line at once."""
+    from pyttsx3.drivers import _espeak
+
+    settings = load_settings()
+    tts.synthesize("Warm up the engine.", None, settings)
+    for attempt in range(3):
+        _espeak.Synth("This earlier line keeps the synthesiser busy for a while. " * 30)
+        assert _espeak.IsPlaying(), "espeak-ng finished before the test could overlap it"
+        data = tts.synthesize(f"The next question, take {attempt}.", Voice(rate=160 + attempt), settings)
+        assert read_wav(data)[2] > 0.8
+
+
 def test_every_persona_voice_speaks(library):
     settings = load_settings()
     for persona in library.personas.values():
