@@ -1,0 +1,76 @@
+"""Scorer agreement with the two-labeller corpus in tests/corpus/, per criterion and card.
+
+    .venv/bin/python benchmarks/scorer_accuracy.py [--split dev|test|all] [--errors]
+
+The development split is for tuning; the test split is only scored and reported
+(see benchmarks/README.md). --errors lists the wrong verdicts: use it on dev only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+import scoring  # noqa: E402
+from coach.content import load_library  # noqa: E402
+
+CORPUS = REPO / "tests" / "corpus"
+
+
+def corpus_rows(split: str) -> list[dict]:
+    rows = []
+    for path in sorted(CORPUS.glob("*.jsonl")):
+        if split == "all" or path.name.endswith(f".{split}.jsonl"):
+            rows.extend(json.loads(line) for line in path.read_text(encoding="utf-8").splitlines())
+    return rows
+
+
+def evaluate(library, rows):
+    """{(card, criterion): [correct, total, misses, false_alarms]} and the wrong verdicts."""
+    cells = defaultdict(lambda: [0, 0, 0, 0])
+    wrong = []
+    for row in rows:
+        card = library.card(row["card"])
+        result = scoring.score(card, row["turn"], row["text"])
+        for cid, label in row["labels"].items():
+            got = result.criteria[cid].met
+            cell = cells[(row["card"], cid)]
+            cell[0] += got == label
+            cell[1] += 1
+            if got != label:
+                cell[2 if label else 3] += 1
+                wrong.append((row, cid, label, result.criteria[cid]))
+    return cells, wrong
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--split", default="dev", choices=["dev", "test", "all"])
+    parser.add_argument("--errors", action="store_true")
+    parser.add_argument("--card")
+    args = parser.parse_args()
+    library = load_library([REPO / "content"], [REPO / "personas"])
+    rows = [r for r in corpus_rows(args.split) if not args.card or r["card"] == args.card]
+    cells, wrong = evaluate(library, rows)
+    print(f"split={args.split}: {len(rows)} answers, {sum(c[1] for c in cells.values())} verdicts")
+    print(f"{'card':34} {'criterion':24} {'acc':>5} {'n':>4} {'miss':>4} {'f.a.':>4}")
+    for (card, cid), (ok, n, miss, fa) in sorted(cells.items()):
+        print(f"{card:34} {cid:24} {ok / n:5.2f} {n:4} {miss:4} {fa:4}")
+    accs = [ok / n for ok, n, _, _ in cells.values()]
+    misses = sum(c[2] for c in cells.values())
+    print(f"macro accuracy {sum(accs) / len(accs):.3f} over {len(accs)} criteria; "
+          f"{len(wrong)} wrong verdicts, {misses} of them misses")
+    if args.errors:
+        for row, cid, label, res in wrong:
+            kind = "MISS" if label else "FALSE ALARM"
+            print(f"\n{kind} {row['id']} {cid}: {res.reason} {res.evidence}\n  {row['text']}")
+
+
+if __name__ == "__main__":
+    main()
