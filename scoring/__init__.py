@@ -5,8 +5,9 @@
 
 from __future__ import annotations
 
-import re
 from typing import TYPE_CHECKING
+
+import re2
 
 from scoring.models import CriterionResult, FeedbackItem, PitfallHit, Scorecard, SpeechTiming, Structure
 
@@ -15,21 +16,22 @@ if TYPE_CHECKING:
 
 SCORER_VERSION = "1.0.0"
 MAX_SCORED_CHARS = 20_000
+_WORDS = re2.compile(r"[\w'’/]+")
 
 __all__ = ["SCORER_VERSION", "Scorecard", "SpeechTiming", "score", "is_trivial"]
 
 
 def is_trivial(text: str) -> bool:
     """An answer that says nothing ('fine', 'I don't know', 'yes'), whatever else matches."""
-    from scoring.detectors.base import guards
+    from scoring.detectors.base import entry
+    from scoring.regex import compile_pattern
 
-    words = re.findall(r"[\w'’]+", text)
+    words = _WORDS.findall(text)
     if len(words) < 2:
         return True
-    stripped = re.sub(r"[^\w\s'’/]", " ", text).strip().lower()
-    stripped = re.sub(r"\s+", " ", stripped)
-    trivial = guards()["trivial"]
-    return any(re.fullmatch(p, stripped, re.IGNORECASE) for p in trivial)
+    stripped = " ".join(words).lower()
+    trivial = "|".join(f"(?:{p})" for p in entry("guards", "trivial")["patterns"])
+    return compile_pattern(f"^(?:{trivial})$").search(stripped) is not None
 
 
 def score(

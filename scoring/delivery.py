@@ -5,44 +5,20 @@ from __future__ import annotations
 
 from collections import Counter
 
-from scoring.detectors.base import PatternSet
+from scoring.detectors.base import lexicon, pattern_data
 from scoring.models import Delivery, Pause, SpeechTiming
+from scoring.regex import WordPatterns
 from scoring.text import Answer
 
-FILLERS = PatternSet(
-    [
-        r"u+m+",
-        r"u+h+",
-        r"erm+",
-        r"e+r+",
-        r"a+h+",
-        r"hmm+",
-        r"mm+",
-        r"(?<!do )(?<!if )you know(?=[,.!?]|\s+(?:I|we|it|the|like|um|uh|so))",
-        r"I mean(?=,)",
-        r"(?<=[,.] )like(?=,)",
-        r"(?<=\w, )like(?= )",
-        r"like,",
-        r"basically",
-        r"sort of(?=,)",
-    ]
-)
-HEDGES = PatternSet(
-    [
-        r"maybe",
-        r"perhaps",
-        r"I think",
-        r"I guess",
-        r"I suppose",
-        r"probably",
-        r"sort of",
-        r"kind of",
-        r"somewhat",
-        r"possibly",
-        r"I['’]m not sure",
-        r"a little bit",
-    ]
-)
+
+def fillers() -> dict[str, WordPatterns]:
+    return {name: lexicon("delivery", "fillers", name) for name in pattern_data("delivery")["fillers"]}
+
+
+def is_filler(word: str) -> bool:
+    return any(patterns.search(word) for patterns in fillers().values())
+
+
 LONG_PAUSE_S = 1.5
 UNCLEAR_PROBABILITY = 0.5
 SPEECH_FILLER_NOTE = (
@@ -51,15 +27,20 @@ SPEECH_FILLER_NOTE = (
 )
 
 
-def _count(patterns: PatternSet, text: str) -> Counter:
-    return Counter(m.group(0).lower().rstrip(",") for m in patterns.findall(text))
+def _count_fillers(text: str) -> Counter:
+    counts = Counter({name: len(patterns.findall(text)) for name, patterns in fillers().items()})
+    return +counts  # drop the zeros
+
+
+def _count_hedges(text: str) -> Counter:
+    return Counter(m.text.lower().replace("’", "'") for m in lexicon("delivery", "hedges").findall(text))
 
 
 def measure(answer: Answer, timing: SpeechTiming | None = None) -> Delivery:
     words = answer.words
     sentences = answer.sentences
-    fillers = _count(FILLERS, answer.text)
-    hedges = _count(HEDGES, answer.text)
+    fillers = _count_fillers(answer.text)
+    hedges = _count_hedges(answer.text)
     word_count = len(words)
     delivery = Delivery(
         word_count=word_count,
@@ -99,5 +80,5 @@ def _add_timing(delivery: Delivery, timing: SpeechTiming, word_count: int) -> No
     delivery.unclear_words = [
         w.word.strip()
         for w in spoken
-        if w.probability < UNCLEAR_PROBABILITY and w.word.strip() and not FILLERS.search(w.word.strip())
+        if w.probability < UNCLEAR_PROBABILITY and w.word.strip() and not is_filler(w.word.strip())
     ]

@@ -177,20 +177,38 @@ def test_delivery_counts_fillers_and_hedges_and_timing(gpu):
     assert d.filler_note
 
 
-def test_pattern_files_hold_only_strings():
-    from pathlib import Path
-
-    import yaml
+def _lexicon_entries():
+    """(file, path, entry) for every entry of scoring/patterns/*.yaml."""
+    from scoring.detectors.base import PATTERNS_DIR, is_entry, pattern_data
 
     def walk(node, where):
-        if isinstance(node, dict):
+        if is_entry(node):
+            yield where, node
+        elif isinstance(node, dict):
             for key, value in node.items():
-                walk(value, f"{where}/{key}")
-        elif isinstance(node, list):
-            for item in node:
-                assert isinstance(item, str), f"{where}: {item!r} is not a string (quote it in the YAML)"
-        else:
-            assert isinstance(node, str), where
+                yield from walk(value, (*where, key))
 
-    for path in (Path(__file__).resolve().parent.parent / "scoring" / "patterns").glob("*.yaml"):
-        walk(yaml.safe_load(path.read_text(encoding="utf-8")), path.name)
+    for path in sorted(PATTERNS_DIR.glob("*.yaml")):
+        for where, node in walk(pattern_data(path.stem), ()):
+            yield path.stem, where, node
+
+
+LEXICON_ENTRIES = list(_lexicon_entries())
+
+
+@pytest.mark.parametrize("name,where,node", LEXICON_ENTRIES, ids=lambda v: "/".join(v) if isinstance(v, tuple) else v if isinstance(v, str) else "")
+def test_every_lexicon_entry_shows_what_it_is_for(name, where, node):
+    """Each entry says what it is for and carries examples it must and must not match, so the
+    next author sees what an entry does (and a change that breaks one fails here)."""
+    from scoring.detectors.base import lexicon, regex
+
+    assert node.get("about"), f"{name}:{'/'.join(where)} has no `about`"
+    assert node.get("match") and node.get("no_match"), f"{name}:{'/'.join(where)} needs match and no_match examples"
+    matcher = lexicon(name, *where) if "patterns" in node else regex(name, *where)
+    for example in node["match"]:
+        assert matcher.search(example), f"{name}:{'/'.join(where)} should match {example!r}"
+    for example in node["no_match"]:
+        assert not matcher.search(example), f"{name}:{'/'.join(where)} should not match {example!r}"
+    if "patterns" in node:
+        assert all(isinstance(p, str) for p in node["patterns"]), "quote every pattern in the YAML"
+        assert len(set(node["patterns"])) == len(node["patterns"]), f"{name}:{'/'.join(where)} repeats a pattern"

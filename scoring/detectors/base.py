@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -11,6 +10,7 @@ from typing import ClassVar
 import yaml
 from pydantic import BaseModel, ConfigDict
 
+from scoring.regex import Regex, WordPatterns, check_patterns, word_patterns
 from scoring.text import Answer, Span
 
 PATTERNS_DIR = Path(__file__).resolve().parent.parent / "patterns"
@@ -18,57 +18,55 @@ PATTERNS_DIR = Path(__file__).resolve().parent.parent / "patterns"
 
 @cache
 def pattern_data(name: str) -> dict:
+    """One lexicon file of scoring/patterns/. Each entry is a mapping with `patterns` (a list,
+    matched as whole words; optional `unless`, `case_sensitive`) or `regex` (one structural
+    regex), plus `about` and its `match` / `no_match` examples (checked by the tests)."""
     with open(PATTERNS_DIR / f"{name}.yaml", encoding="utf-8") as handle:
         return yaml.safe_load(handle)
 
 
-class PatternSet:
-    """A list of regexes matched case-insensitively as whole words, as one alternation."""
+def entry(name: str, *path: str) -> dict:
+    node = pattern_data(name)
+    for key in path:
+        node = node[key]
+    return node
 
-    def __init__(self, patterns: list[str] | tuple[str, ...]):
-        self.patterns = tuple(patterns)
-        body = "|".join(f"(?:{p})" for p in self.patterns) or r"(?!x)x"
-        # whole words: no word character may touch the match on a side where the match
-        # itself has a word character (so patterns may also begin or end with punctuation)
-        lead = r"(?:(?<![\w'’])(?=[\w'’])|(?=[^\w'’]))"
-        trail = r"(?:(?<=[\w'’])(?![\w'’])|(?<=[^\w'’]))"
-        self.regex = re.compile(rf"{lead}(?:{body}){trail}", re.IGNORECASE)
 
-    def search(self, text: str) -> re.Match | None:
-        return self.regex.search(text)
-
-    def findall(self, text: str) -> list[re.Match]:
-        return list(self.regex.finditer(text))
-
-    def __bool__(self) -> bool:
-        return bool(self.patterns)
+def is_entry(node) -> bool:
+    return isinstance(node, dict) and ("patterns" in node or "regex" in node)
 
 
 @cache
-def compiled(patterns: tuple[str, ...]) -> PatternSet:
-    return PatternSet(patterns)
-
-
-def guards() -> dict:
-    return pattern_data("guards")
-
-
-@cache
-def negation() -> PatternSet:
-    return PatternSet(guards()["negation"])
+def lexicon(name: str, *path: str, extra: tuple[str, ...] = ()) -> WordPatterns:
+    """The word patterns of one entry, with a card's extra patterns added."""
+    node = entry(name, *path)
+    return WordPatterns(
+        [*node["patterns"], *extra], node.get("unless", ()), ignore_case=not node.get("case_sensitive", False)
+    )
 
 
 @cache
-def future() -> PatternSet:
-    return PatternSet(guards()["future"])
+def regex(name: str, *path: str) -> Regex:
+    node = entry(name, *path)
+    return Regex(node["regex"], ignore_case=not node.get("case_sensitive", False))
+
+
+def compiled(patterns: tuple[str, ...]) -> WordPatterns:
+    """An author's pattern list (from a card) as whole-word patterns."""
+    return word_patterns(tuple(patterns))
 
 
 def is_negated(clause: Span) -> bool:
-    return negation().search(clause.text) is not None
+    return lexicon("guards", "negation").search(clause.text) is not None
 
 
 def is_future(clause: Span) -> bool:
-    return future().search(clause.text) is not None
+    return lexicon("guards", "future").search(clause.text) is not None
+
+
+def negated_before(answer: Answer, position: int) -> bool:
+    """A negation or plan in the few words just before a match ("we never profiled")."""
+    return regex("guards", "negation_before").search(answer.text[max(0, position - 40) : position]) is not None
 
 
 @dataclass
@@ -87,14 +85,7 @@ class Params(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
-def valid_regexes(patterns: list[str]) -> list[str]:
-    """Field validator for author-written patterns: each must compile."""
-    for pattern in patterns:
-        try:
-            re.compile(pattern)
-        except re.error as exc:
-            raise ValueError(f"invalid pattern {pattern!r}: {exc}") from None
-    return patterns
+valid_regexes = check_patterns  # field validator for author-written patterns (RE2)
 
 
 class Detector:

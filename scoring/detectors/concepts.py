@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import math
-import re
 
+import re2
 from pydantic import Field, field_validator
 
-from scoring.detectors.base import Detector, Hit, Params, compiled, valid_regexes
+from scoring.detectors.base import Detector, Hit, Params, compiled
+from scoring.regex import check_patterns
 from scoring.text import Answer
 
 
@@ -16,10 +17,10 @@ class Concept(Params):
     ko: str = ""
     synonyms: list[str] = Field(default_factory=list)
 
-    _regexes = field_validator("synonyms")(valid_regexes)
+    _regexes = field_validator("synonyms")(check_patterns)
 
     def patterns(self) -> tuple[str, ...]:
-        return (re.escape(self.name), *self.synonyms)
+        return (re2.escape(self.name), *self.synonyms)
 
 
 class KeyConceptsParams(Params):

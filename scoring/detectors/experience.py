@@ -3,7 +3,6 @@ option they rejected and what they would do differently."""
 
 from __future__ import annotations
 
-import re
 from functools import cache
 
 from pydantic import Field, field_validator
@@ -12,28 +11,26 @@ from scoring.detectors.base import (
     Detector,
     Hit,
     Params,
-    PatternSet,
     compiled,
+    entry,
     first_sentences,
     is_future,
     is_negated,
-    pattern_data,
-    valid_regexes,
+    lexicon,
+    negated_before,
+    regex,
 )
+from scoring.regex import WordPatterns, check_patterns
 from scoring.text import Answer
-
-
-def _lexicon() -> dict:
-    return pattern_data("experience")
 
 
 class ExtraPatterns(Params):
     extra_patterns: list[str] = Field(default_factory=list)
 
-    _regexes = field_validator("extra_patterns")(valid_regexes)
+    _regexes = field_validator("extra_patterns")(check_patterns)
 
 
-def _sentences_matching(answer: Answer, patterns: PatternSet, *, guard: bool) -> list:
+def _sentences_matching(answer: Answer, patterns: WordPatterns, *, guard: bool) -> list:
     """Sentences with a match in a clause that is not negated (and not future, with guard)."""
     found = []
     for clause, sentence in answer.clauses:
@@ -50,17 +47,17 @@ class SelfActionParams(Params):
     techniques: list[str] = Field(default_factory=list)
     extra_patterns: list[str] = Field(default_factory=list)
 
-    _regexes = field_validator("techniques", "extra_patterns")(valid_regexes)
+    _regexes = field_validator("techniques", "extra_patterns")(check_patterns)
 
 
 @cache
 def _self_action_regexes(techniques: tuple[str, ...]):
-    lex = _lexicon()["self_action"]
-    verbs = "|".join(f"(?:{v})" for v in lex["verbs"])
-    action = re.compile(rf"{lex['subject']}(?:{verbs})\b", re.IGNORECASE)
-    ownership = PatternSet(lex["ownership"])
-    named = PatternSet(list(lex["techniques"]) + list(techniques))
-    code_like = re.compile(lex["technique_tokens"])
+    subject = entry("experience", "self_action", "subject")["regex"]
+    verbs = "|".join(f"(?:{v})" for v in entry("experience", "self_action", "verbs")["patterns"])
+    action = WordPatterns([f"{subject}(?:{verbs})"])
+    ownership = lexicon("experience", "self_action", "ownership")
+    named = lexicon("experience", "self_action", "techniques", extra=techniques)
+    code_like = lexicon("experience", "self_action", "technique_tokens")
     return action, ownership, named, code_like
 
 
@@ -97,48 +94,28 @@ class Process(Detector):
     )
 
     def detect(self, answer, params, turn_id):
-        patterns = compiled(tuple(_lexicon()["process"]) + tuple(params.extra_patterns))
+        patterns = lexicon("experience", "process", extra=tuple(params.extra_patterns))
         found = [
             (sentence, start)
             for sentence, start in _sentences_matching(answer, patterns, guard=False)
-            if not _negated_at(answer, start)
+            if not negated_before(answer, start)
         ]
         if not found:
             return Hit.none("no profiling, root cause, hypothesis or benchmark described")
         return Hit(True, 1.0, first_sentences(answer, found), "describes how the problem was found")
 
 
-_NEGATION_BEFORE = re.compile(
-    r"\b(?:never|not|no|without|didn['’]t|did not|don['’]t|do not|wasn['’]t|won['’]t|will|going to|plan to)"
-    r"\W+(?:\w+\W+){0,2}$",
-    re.IGNORECASE,
-)
-
-
-def _negated_at(answer: Answer, position: int) -> bool:
-    """A negation or plan in the few words just before a match ("we never profiled")."""
-    return _NEGATION_BEFORE.search(answer.text[max(0, position - 40) : position]) is not None
-
-
 class MeasuredResultParams(Params):
     extra_outcome_words: list[str] = Field(default_factory=list)
 
-    _regexes = field_validator("extra_outcome_words")(valid_regexes)
+    _regexes = field_validator("extra_outcome_words")(check_patterns)
 
 
 @cache
 def _result_regexes(extra_outcomes: tuple[str, ...]) -> dict:
-    lex = _lexicon()["measured_result"]
-    flags = re.IGNORECASE
-    return {
-        "percent": re.compile(lex["percent"], flags),
-        "multiplier": re.compile(lex["multiplier"], flags),
-        "from_to": re.compile(lex["from_to"], flags),
-        "unit": re.compile(lex["unit"], flags),
-        "setup": re.compile(lex["setup_units"], flags),
-        "year": re.compile(lex["year"]),
-        "outcome": PatternSet(list(lex["outcome_words"]) + list(extra_outcomes)),
-    }
+    figures = {key: regex("experience", "measured_result", key)
+               for key in ("percent", "multiplier", "from_to", "unit", "setup_units", "year")}
+    return {**figures, "outcome": lexicon("experience", "measured_result", "outcome_words", extra=extra_outcomes)}
 
 
 class MeasuredResult(Detector):
@@ -167,7 +144,7 @@ class MeasuredResult(Detector):
     @staticmethod
     def _has_result_figure(text: str, rx: dict) -> bool:
         # blank out setup numbers and years so they cannot pass as results
-        cleaned = rx["year"].sub(" ", rx["setup"].sub(" ", text))
+        cleaned = rx["year"].sub(" ", rx["setup_units"].sub(" ", text))
         if rx["from_to"].search(cleaned) or rx["multiplier"].search(cleaned):
             return True
         has_outcome = rx["outcome"].search(cleaned) is not None
@@ -176,12 +153,11 @@ class MeasuredResult(Detector):
 
 @cache
 def _teamwork_regexes(extra: tuple[str, ...]):
-    lex = _lexicon()
     return (
-        PatternSet(list(lex["teamwork"]) + list(extra)),
-        PatternSet(lex["teamwork_role_split"]),
-        re.compile(lex["teamwork_named"]),
-        re.compile(lex["speaker_action"], re.IGNORECASE),
+        lexicon("experience", "teamwork", extra=extra),
+        lexicon("experience", "teamwork_role_split"),
+        lexicon("experience", "teamwork_named"),
+        regex("experience", "speaker_action"),
     )
 
 
@@ -202,7 +178,7 @@ class Teamwork(Detector):
             match = together.search(sentence.text)
             if match is None and speaker_acted:
                 match = others.search(sentence.text) or named.search(sentence.text)
-            if match and not _negated_at(answer, sentence.start + match.start()):
+            if match and not negated_before(answer, sentence.start + match.start()):
                 found.append((sentence, sentence.start + match.start()))
         if not found:
             return Hit.none("no concrete collaboration (who did what)")
@@ -218,9 +194,8 @@ class _SentencePhrases(Detector):
     met_reason: str
 
     def detect(self, answer, params, turn_id):
-        lex = _lexicon()
-        negative = compiled(tuple(lex[f"{self.type}_negative"]))
-        patterns = compiled(tuple(lex[self.type]) + tuple(params.extra_patterns))
+        negative = lexicon("experience", f"{self.type}_negative")
+        patterns = lexicon("experience", self.type, extra=tuple(params.extra_patterns))
         found = []
         for sentence in answer.sentences:
             if negative.search(sentence.text):

@@ -10,13 +10,14 @@ from scoring.detectors.base import (
     Params,
     compiled,
     first_sentences,
+    lexicon,
     pattern_data,
-    valid_regexes,
 )
+from scoring.regex import check_patterns, word_patterns
 from scoring.text import Answer
 
 
-def _moves() -> dict[str, list[str]]:
+def _moves() -> dict[str, dict]:
     return pattern_data("meeting")["moves"]
 
 
@@ -40,7 +41,7 @@ class MeetingMoveParams(Params):
     forbid: list[str] = Field(default_factory=list)
     forbid_move: str | None = None
 
-    _regexes = field_validator("extra_patterns", "forbid")(valid_regexes)
+    _regexes = field_validator("extra_patterns", "forbid")(check_patterns)
 
     @model_validator(mode="after")
     def _known_moves(self):
@@ -65,11 +66,13 @@ class MeetingMove(Detector):
     )
 
     def detect(self, answer, params, turn_id):
-        moves = _moves()
         move = params.by_turn.get(turn_id, params.move)
-        patterns = compiled(tuple(moves.get(move, [])) + tuple(params.extra_patterns))
-        forbidden = tuple(params.forbid) + tuple(moves.get(params.forbid_move, []))
-        if forbidden and (blunt := _blunt_hits(answer, compiled(forbidden))):
+        extra = tuple(params.extra_patterns)
+        patterns = lexicon("meeting", "moves", move, extra=extra) if move else compiled(extra)
+        blunt = _blunt_hits(answer, compiled(tuple(params.forbid))) if params.forbid else []
+        if params.forbid_move:
+            blunt += _blunt_hits(answer, lexicon("meeting", "moves", params.forbid_move))
+        if blunt:
             return Hit(False, 0.0, blunt[:2], "a blunt phrase undoes the softening")
         found = _matches(answer, patterns)
         if not found:
@@ -80,16 +83,17 @@ class MeetingMove(Detector):
 class PhrasesParams(Params):
     patterns: list[str] = Field(default_factory=list)
     by_turn: dict[str, list[str]] = Field(default_factory=dict)
+    unless: list[str] = Field(default_factory=list)
     forbid: list[str] = Field(default_factory=list)
     min_matches: int = Field(default=1, ge=1)
 
-    _regexes = field_validator("patterns", "forbid")(valid_regexes)
+    _regexes = field_validator("patterns", "unless", "forbid")(check_patterns)
 
     @field_validator("by_turn")
     @classmethod
     def _turn_regexes(cls, value):
         for patterns in value.values():
-            valid_regexes(patterns)
+            check_patterns(patterns)
         return value
 
     @model_validator(mode="after")
@@ -104,11 +108,12 @@ class Phrases(Detector):
     Params = PhrasesParams
     description = (
         "Phrases the author lists in the card (regexes, whole words, any case), for the whole "
-        "card or per turn; `min_matches` different sentences must match; `forbid` undoes it."
+        "card or per turn; a match containing an `unless` pattern does not count; `min_matches` "
+        "different sentences must match; `forbid` undoes it."
     )
 
     def detect(self, answer, params, turn_id):
-        patterns = compiled(tuple(params.by_turn.get(turn_id, params.patterns)))
+        patterns = word_patterns(tuple(params.by_turn.get(turn_id, params.patterns)), tuple(params.unless))
         if params.forbid and (blunt := _blunt_hits(answer, compiled(tuple(params.forbid)))):
             return Hit(False, 0.0, blunt[:2], "uses a phrase this criterion rules out")
         found = _matches(answer, patterns)
@@ -122,7 +127,7 @@ class PolitenessParams(Params):
     extra_blunt: list[str] = Field(default_factory=list)
     min_markers: int = Field(default=1, ge=1)
 
-    _regexes = field_validator("extra_markers", "extra_blunt")(valid_regexes)
+    _regexes = field_validator("extra_markers", "extra_blunt")(check_patterns)
 
 
 class Politeness(Detector):
@@ -134,11 +139,10 @@ class Politeness(Detector):
     )
 
     def detect(self, answer, params, turn_id):
-        data = pattern_data("meeting")["politeness"]
-        blunt = compiled(tuple(data["blunt"]) + tuple(params.extra_blunt))
+        blunt = lexicon("meeting", "politeness", "blunt", extra=tuple(params.extra_blunt))
         if hits := _blunt_hits(answer, blunt):
             return Hit(False, 0.0, hits[:2], "a blunt phrase")
-        markers = compiled(tuple(data["markers"]) + tuple(params.extra_markers))
+        markers = lexicon("meeting", "politeness", "markers", extra=tuple(params.extra_markers))
         found = []
         for sentence in answer.sentences:
             found.extend((sentence, sentence.start + m.start()) for m in markers.findall(sentence.text))

@@ -1,0 +1,166 @@
+"""Every pattern the scorer runs, shipped or author-written, is compiled here with RE2
+(google-re2): matching takes linear time whatever the answer and whatever the pattern, so
+no answer and no author's pattern can hang scoring. RE2 has no lookaround and no
+backreferences; what a lookahead used to exclude is written as an `unless` list instead.
+
+Two conveniences for pattern authors, both expanded before compiling:
+- `{word}` stands for every inflection of an English word ("{profile}" matches profile,
+  profiles, profiled, profiling), from lemminflect, so lists need no hand-written endings.
+- Whole-word matching is done here (RE2 has no lookbehind): a match may not start or end
+  inside a word, where apostrophes count as part of a word ("don't").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from functools import cache
+
+import re2
+
+_LEMMA = re2.compile(r"\{([A-Za-z][A-Za-z-]*)\}")
+
+
+class PatternError(ValueError):
+    """A pattern RE2 cannot run; the message says why, in one line."""
+
+
+def _options(ignore_case: bool) -> re2.Options:
+    options = re2.Options()
+    options.case_sensitive = not ignore_case
+    options.longest_match = True  # leftmost-longest: "moved" rather than "move" inside it
+    options.log_errors = False
+    return options
+
+
+@cache
+def inflections(word: str) -> tuple[str, ...]:
+    """The word and its inflections (verb and noun forms), longest first."""
+    from lemminflect import getAllInflections, getAllInflectionsOOV
+
+    forms = {word.lower()}
+    table = dict(getAllInflections(word))
+    if not any(tag.startswith("VB") for tag in table):  # "shard", "checkpoint": used as verbs too
+        table.update(getAllInflectionsOOV(word, upos="VERB"))
+    if not any(tag.startswith("NN") for tag in table):
+        table.update(getAllInflectionsOOV(word, upos="NOUN"))
+    for values in table.values():
+        forms.update(v.lower() for v in values)
+    return tuple(sorted(forms, key=lambda f: (-len(f), f)))
+
+
+def expand(pattern: str) -> str:
+    """`{word}` written as an alternation of its inflections."""
+    out, last = [], 0
+    for match in _LEMMA.finditer(pattern):
+        out.append(pattern[last : match.start()])
+        out.append("(?:" + "|".join(re2.escape(f) for f in inflections(match.group(1))) + ")")
+        last = match.end()
+    out.append(pattern[last:])
+    return "".join(out)
+
+
+@cache
+def compile_pattern(pattern: str, ignore_case: bool = True):
+    """One pattern compiled by RE2, or PatternError saying why it cannot be run."""
+    try:
+        return re2.compile(expand(pattern), _options(ignore_case))
+    except re2.error as exc:
+        detail = exc.args[0].decode() if exc.args and isinstance(exc.args[0], bytes) else str(exc)
+        hint = ""
+        if "(?<" in pattern or "(?=" in pattern or "(?!" in pattern:
+            hint = " (lookahead and lookbehind are not supported: list exclusions under `unless`)"
+        raise PatternError(f"pattern {pattern!r} cannot run on the linear-time engine: {detail}{hint}") from None
+
+
+def check_patterns(patterns: Iterable[str]) -> list[str]:
+    """Field validator for author-written patterns: each must compile on RE2."""
+    patterns = list(patterns)
+    for pattern in patterns:
+        compile_pattern(pattern)
+    return patterns
+
+
+def _wordish(char: str) -> bool:
+    return char.isalnum() or char in "_'’"
+
+
+class Match:
+    """A whole-word match, shaped like a `re.Match` where the detectors use one."""
+
+    __slots__ = ("_start", "_end", "text")
+
+    def __init__(self, start: int, end: int, text: str):
+        self._start, self._end, self.text = start, end, text
+
+    def start(self) -> int:
+        return self._start
+
+    def end(self) -> int:
+        return self._end
+
+    def group(self, index: int = 0) -> str:
+        return self.text
+
+
+class WordPatterns:
+    """Patterns matched as one alternation, case-insensitively, as whole words; a match that
+    contains one of the `unless` patterns is skipped (RE2's stand-in for a lookahead)."""
+
+    def __init__(self, patterns: Iterable[str], unless: Iterable[str] = (), ignore_case: bool = True):
+        self.patterns = tuple(patterns)
+        self.unless = tuple(unless)
+        body = "|".join(f"(?:{p})" for p in self.patterns)
+        self._regex = compile_pattern(body, ignore_case) if body else None
+        veto = "|".join(f"(?:{p})" for p in self.unless)
+        self._veto = WordPatterns(self.unless, ignore_case=ignore_case) if veto else None
+
+    def finditer(self, text: str) -> Iterator[Match]:
+        if self._regex is None:
+            return
+        pos, size = 0, len(text)
+        while pos <= size:
+            found = self._regex.search(text, pos)
+            if found is None:
+                return
+            start, end = found.start(), found.end()
+            inside_left = start > 0 and _wordish(text[start]) and _wordish(text[start - 1])
+            inside_right = end < size and end > start and _wordish(text[end - 1]) and _wordish(text[end])
+            if end > start and not inside_left and not inside_right and not self._vetoed(text[start:end]):
+                yield Match(start, end, text[start:end])
+                pos = end
+                continue
+            # no whole-word match can start inside this word: go on at the next word
+            pos = start + 1
+            while pos < size and _wordish(text[pos]) and _wordish(text[pos - 1]):
+                pos += 1
+
+    def _vetoed(self, span: str) -> bool:
+        return self._veto is not None and self._veto.search(span) is not None
+
+    def search(self, text: str) -> Match | None:
+        return next(self.finditer(text), None)
+
+    def findall(self, text: str) -> list[Match]:
+        return list(self.finditer(text))
+
+    def __bool__(self) -> bool:
+        return bool(self.patterns)
+
+
+@cache
+def word_patterns(patterns: tuple[str, ...], unless: tuple[str, ...] = ()) -> WordPatterns:
+    return WordPatterns(patterns, unless)
+
+
+class Regex:
+    """A single structural regex (numbers, units): RE2, no whole-word wrapping."""
+
+    def __init__(self, pattern: str, ignore_case: bool = True):
+        self.pattern = pattern
+        self._regex = compile_pattern(pattern, ignore_case)
+
+    def search(self, text: str):
+        return self._regex.search(text)
+
+    def sub(self, replacement: str, text: str) -> str:
+        return self._regex.sub(replacement, text)
