@@ -17,6 +17,7 @@ from scoring.detectors.experience import (
     Teamwork,
 )
 from scoring.detectors.meeting import MeetingMove, Phrases, Politeness
+from scoring.detectors.reasoning import Tradeoff
 
 REGISTRY: dict[str, Detector] = {
     detector.type: detector
@@ -31,6 +32,7 @@ REGISTRY: dict[str, Detector] = {
         MeetingMove(),
         Phrases(),
         Politeness(),
+        Tradeoff(),
     )
 }
 

@@ -20,7 +20,42 @@ class Concept(Params):
     _regexes = field_validator("synonyms")(check_patterns)
 
     def patterns(self) -> tuple[str, ...]:
-        return (re2.escape(self.name), *self.synonyms)
+        """The name and synonyms, with spaces and hyphens between words made interchangeable
+        and optional ("all-reduce", "all reduce", "allreduce"), and the name's last word
+        inflected ("reranker" also finds "rerankers")."""
+        words = [w for w in self.name.replace("-", " ").split(" ") if w]
+        *head, last = words
+        tail = "{" + last + "}" if last.isalpha() and last.islower() else re2.escape(last)
+        name = "[-\\s]?".join([*(re2.escape(w) for w in head), tail])
+        return tuple(flexible_separators(p) for p in (name, *self.synonyms))
+
+
+def flexible_separators(pattern: str) -> str:
+    """A literal space or hyphen between two words (outside [...] and {...}) as `[-\\s]?`."""
+    out, depth_class, depth_brace, i = [], 0, 0, 0
+    while i < len(pattern):
+        char = pattern[i]
+        if char == "\\":
+            out.append(pattern[i : i + 2])
+            i += 2
+            continue
+        if char == "[":
+            depth_class += 1
+        elif char == "]" and depth_class:
+            depth_class -= 1
+        elif char == "{" and not depth_class:
+            depth_brace += 1
+        elif char == "}" and depth_brace:
+            depth_brace -= 1
+        separator = char in " -" and not depth_class and not depth_brace
+        if separator and out and out[-1][-1:].isalnum() and pattern[i + 1 : i + 2].isalnum():
+            out.append("[-\\s]?")
+        elif separator and char == "-" and pattern[i + 1 : i + 2] == "?" and out and out[-1][-1:].isalnum():
+            out.append("[-\\s]")  # "re-?rank": the "?" that follows makes it optional
+        else:
+            out.append(char)
+        i += 1
+    return "".join(out)
 
 
 class KeyConceptsParams(Params):
