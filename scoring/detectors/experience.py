@@ -114,8 +114,12 @@ class MeasuredResultParams(Params):
 @cache
 def _result_regexes(extra_outcomes: tuple[str, ...]) -> dict:
     figures = {key: regex("experience", "measured_result", key)
-               for key in ("percent", "multiplier", "from_to", "unit", "setup_units", "year")}
-    return {**figures, "outcome": lexicon("experience", "measured_result", "outcome_words", extra=extra_outcomes)}
+               for key in ("percent", "multiplier", "from_to", "comparison", "unit", "setup_units", "year")}
+    return {
+        **figures,
+        "outcome": lexicon("experience", "measured_result", "outcome_words", extra=extra_outcomes),
+        "metric": lexicon("experience", "measured_result", "metric_nouns"),
+    }
 
 
 class MeasuredResult(Detector):
@@ -145,9 +149,9 @@ class MeasuredResult(Detector):
     def _has_result_figure(text: str, rx: dict) -> bool:
         # blank out setup numbers and years so they cannot pass as results
         cleaned = rx["year"].sub(" ", rx["setup_units"].sub(" ", text))
-        if rx["from_to"].search(cleaned) or rx["multiplier"].search(cleaned):
+        if rx["from_to"].search(cleaned) or rx["multiplier"].search(cleaned) or rx["comparison"].search(cleaned):
             return True
-        has_outcome = rx["outcome"].search(cleaned) is not None
+        has_outcome = rx["outcome"].search(cleaned) is not None or rx["metric"].search(cleaned) is not None
         return has_outcome and bool(rx["percent"].search(cleaned) or rx["unit"].search(cleaned))
 
 

@@ -22,11 +22,15 @@ def _moves() -> dict[str, dict]:
 
 
 def _matches(answer: Answer, patterns) -> list:
+    """Sentences with a match, in the words as said or with spoken numbers as digits
+    ("fifty-two percent" meets a pattern written for "52%"); evidence is the sentence."""
     found = []
     for sentence in answer.sentences:
         match = patterns.search(sentence.text)
         if match:
             found.append((sentence, sentence.start + match.start()))
+        elif sentence.numeric != sentence.text and patterns.search(sentence.numeric):
+            found.append((sentence, None))
     return found
 
 
@@ -40,13 +44,14 @@ class MeetingMoveParams(Params):
     extra_patterns: list[str] = Field(default_factory=list)
     forbid: list[str] = Field(default_factory=list)
     forbid_move: str | None = None
+    needs_move: str | None = None
 
     _regexes = field_validator("extra_patterns", "forbid")(check_patterns)
 
     @model_validator(mode="after")
     def _known_moves(self):
         moves = _moves()
-        named = [self.move, self.forbid_move, *self.by_turn.values()]
+        named = [self.move, self.forbid_move, self.needs_move, *self.by_turn.values()]
         for move in filter(None, named):
             if move not in moves:
                 raise ValueError(f"unknown move {move!r} (known: {', '.join(sorted(moves))})")
@@ -62,7 +67,8 @@ class MeetingMove(Detector):
         "A meeting move from the built-in phrase lists (context, progress, next_steps, "
         "blocker_or_ask, acknowledge, softened_disagreement, reason, alternative, invites_input, "
         "check_connection, ask_repeat, take_floor, yield_floor, share_screen), chosen per card "
-        "or per turn (`by_turn`). A phrase from `forbid` or `forbid_move` anywhere makes it unmet."
+        "or per turn (`by_turn`). A phrase from `forbid` or `forbid_move` anywhere makes it unmet; "
+        "with `needs_move`, it only counts when that move is in the answer too."
     )
 
     def detect(self, answer, params, turn_id):
@@ -75,6 +81,8 @@ class MeetingMove(Detector):
         if blunt:
             return Hit(False, 0.0, blunt[:2], "a blunt phrase undoes the softening")
         found = _matches(answer, patterns)
+        if found and params.needs_move and not _matches(answer, lexicon("meeting", "moves", params.needs_move)):
+            found = []
         if not found:
             return Hit.none(f"no phrase that does '{(move or 'this').replace('_', ' ')}'")
         return Hit(True, 1.0, first_sentences(answer, found), f"{(move or 'phrase').replace('_', ' ')}")
