@@ -193,4 +193,12 @@ def test_pattern_files_hold_only_strings():
             assert isinstance(node, str), where
 
     for path in (Path(__file__).resolve().parent.parent / "scoring" / "patterns").glob("*.yaml"):
-        walk(yaml.safe_load(path.read_text(encoding="utf-8")), path.name)
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        if path.name == "politeness.yaml":  # strategies with weights: only their patterns are strings
+            assert {type(v) for v in data["model"].values()} <= {int, float, str}
+            for strategy in data["strategies"]:
+                assert isinstance(strategy["name"], str) and isinstance(strategy["description"], str)
+                assert isinstance(strategy["weight"], int | float), strategy["name"]
+                walk(strategy["patterns"], f"{path.name}/{strategy['name']}")
+            continue
+        walk(data, path.name)
