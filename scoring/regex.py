@@ -125,9 +125,10 @@ class WordPatterns:
             start, end = found.start(), found.end()
             inside_left = start > 0 and _wordish(text[start]) and _wordish(text[start - 1])
             inside_right = end < size and end > start and _wordish(text[end - 1]) and _wordish(text[end])
-            if end > start and not inside_left and not inside_right and not self._vetoed(text[start:end]):
-                yield Match(start, end, text[start:end])
-                pos = end
+            if end > start and not inside_left and not inside_right:
+                if not self._vetoed(text[start:end]):
+                    yield Match(start, end, text[start:end])
+                pos = end  # a vetoed span is excluded whole ("do you know," is not "you know,")
                 continue
             # no whole-word match can start inside this word: go on at the next word
             pos = start + 1

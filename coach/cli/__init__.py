@@ -11,6 +11,7 @@ from coach.errors import CoachError
 COMMAND_MODULES = (
     "coach.cli.content_cmds",
     "coach.cli.score_cmd",
+    "coach.cli.politeness_cmd",
     "coach.cli.session_cmds",
     "coach.cli.voice_cmds",
     "coach.cli.llm_cmds",

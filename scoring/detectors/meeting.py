@@ -1,9 +1,10 @@
-"""Detectors for meeting language: named moves, author-written phrases, politeness."""
+"""Detectors for meeting language: named moves, author-written phrases, politeness (scoring.politeness)."""
 
 from __future__ import annotations
 
 from pydantic import Field, field_validator, model_validator
 
+from scoring import politeness
 from scoring.detectors.base import (
     Detector,
     Hit,
@@ -142,18 +143,36 @@ class Politeness(Detector):
     type = "politeness"
     Params = PolitenessParams
     description = (
-        "Politeness markers (please, could you, sorry, thank you, I'm afraid, …) and no "
-        "blunt or rude phrase."
+        "Request politeness as strategies (scoring/patterns/politeness.yaml: gratitude, apologizing, "
+        "could you, please, greeting, … against bare commands, direct questions and blunt or rude "
+        "phrases), the same decision as `coach politeness`. `extra_markers` count as polite "
+        "strategies, `extra_blunt` as rude; `min_markers` polite strategies are needed as well."
     )
 
     def detect(self, answer, params, turn_id):
-        blunt = lexicon("meeting", "politeness", "blunt", extra=tuple(params.extra_blunt))
-        if hits := _blunt_hits(answer, blunt):
-            return Hit(False, 0.0, hits[:2], "a blunt phrase")
-        markers = lexicon("meeting", "politeness", "markers", extra=tuple(params.extra_markers))
-        found = []
+        verdict = politeness.assess(answer, tuple(params.extra_markers), tuple(params.extra_blunt))
+        if verdict.rude:
+            return Hit(False, 0.0, _sentences_of(answer, verdict.rude), "a blunt phrase")
+        if not verdict.polite:
+            reason = "not polite enough"
+            if verdict.negative:
+                reason += ": " + politeness.describe(verdict.negative, 2)
+            elif not verdict.positive:
+                reason = "no politeness marker (please, could you, sorry, thank you, …)"
+            if suggestion := politeness.suggest(answer.text, tuple(params.extra_markers), tuple(params.extra_blunt)):
+                reason += f'; try "{suggestion}"'
+            return Hit(False, 0.0, _sentences_of(answer, verdict.negative), reason)
+        if len(verdict.markers) < params.min_markers:
+            return Hit.none(f"{len(verdict.markers)} politeness marker(s), {params.min_markers} needed")
+        reason = "polite wording: " + politeness.describe(verdict.markers)
+        return Hit(True, 1.0, _sentences_of(answer, verdict.markers), reason)
+
+
+def _sentences_of(answer: Answer, found) -> list[str]:
+    spans = []
+    for item in found:
         for sentence in answer.sentences:
-            found.extend((sentence, sentence.start + m.start()) for m in markers.findall(sentence.text))
-        if len(found) < params.min_markers:
-            return Hit.none("no politeness marker (please, could you, sorry, thank you, …)")
-        return Hit(True, 1.0, first_sentences(answer, found), "polite wording")
+            if sentence.start <= item.start < sentence.end:
+                spans.append((sentence, item.start))
+                break
+    return first_sentences(answer, spans)

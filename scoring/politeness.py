@@ -1,0 +1,268 @@
+"""Request politeness as strategies (Danescu-Niculescu-Mizil et al., ACL 2013).
+
+The strategies, their patterns and weights are data: scoring/patterns/politeness.yaml. A request's
+score is a logistic function of the strategies found in it; `polite` is a threshold on the
+score. `coach politeness` and the `politeness` detector both call `assess`, so they make the
+same decision. Every strategy found carries its evidence: the matched span, verbatim.
+
+    assess(text) -> Verdict(score, polite, strategies=[Found(name, evidence, start, weight)])
+    suggest(text) -> a softer wording of an impolite request, or None
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from functools import cache
+
+import re2
+
+from scoring.detectors.base import compiled, pattern_data
+from scoring.regex import WordPatterns
+from scoring.text import Answer
+
+WHERE = ("anywhere", "start", "not_start")
+AUTHOR_MARKER = "author_marker"
+AUTHOR_BLUNT = "author_blunt"
+
+
+@dataclass(frozen=True)
+class Strategy:
+    name: str
+    description: str
+    weight: float
+    where: str
+    fit: bool
+    patterns: tuple[str, ...]
+    marker: bool = True
+
+    @property
+    def regex(self) -> WordPatterns:
+        return compiled(self.patterns)
+
+    @property
+    def label(self) -> str:
+        return self.name.replace("_", " ")
+
+
+@dataclass(frozen=True)
+class Found:
+    name: str
+    evidence: str  # the matched span, a verbatim substring of the request
+    start: int  # its offset in the request
+    weight: float
+    marker: bool = True
+
+    def to_json_dict(self) -> dict:
+        return {"name": self.name, "evidence": self.evidence}
+
+
+@dataclass(frozen=True)
+class Verdict:
+    score: float
+    polite: bool
+    strategies: tuple[Found, ...]
+
+    @property
+    def names(self) -> set[str]:
+        return {f.name for f in self.strategies}
+
+    @property
+    def positive(self) -> list[Found]:
+        return [f for f in self.strategies if f.weight > 0]
+
+    @property
+    def markers(self) -> list[Found]:
+        """Polite strategies that are politeness markers (not pronouns); `polite` needs
+        `min_markers` of them (politeness.yaml), the score alone is not enough."""
+        return [f for f in self.positive if f.marker]
+
+    @property
+    def negative(self) -> list[Found]:
+        """The strategies that pull the score down, the heaviest first."""
+        return sorted((f for f in self.strategies if f.weight < 0), key=lambda f: (f.weight, f.start))
+
+    @property
+    def rude(self) -> list[Found]:
+        return [f for f in self.strategies if f.name in ("rude", AUTHOR_BLUNT)]
+
+
+@cache
+def _data() -> dict:
+    return pattern_data("politeness")
+
+
+@cache
+def strategies() -> tuple[Strategy, ...]:
+    out = []
+    for item in _data()["strategies"]:
+        where = item.get("where", "anywhere")
+        if where not in WHERE:
+            raise ValueError(f"politeness.yaml: {item['name']}: where must be one of {WHERE}")
+        if not all(isinstance(p, str) for p in item.get("patterns") or ()):
+            raise ValueError(f"politeness.yaml: {item['name']}: a pattern is not a string (quote it)")
+        out.append(
+            Strategy(
+                name=item["name"],
+                description=" ".join(str(item["description"]).split()),
+                weight=float(item["weight"]),
+                where=where,
+                fit=bool(item.get("fit", False)),
+                patterns=tuple(item.get("patterns") or ()),
+                marker=bool(item.get("marker", True)),
+            )
+        )
+    return tuple(out)
+
+
+def model() -> dict:
+    """intercept, threshold and where the weights come from."""
+    return dict(_data()["model"])
+
+
+def _strategies_for(extra_markers: tuple[str, ...], extra_blunt: tuple[str, ...]) -> tuple[Strategy, ...]:
+    out = []
+    for strategy in strategies():
+        extra = {AUTHOR_MARKER: extra_markers, AUTHOR_BLUNT: extra_blunt}.get(strategy.name, ())
+        if extra:
+            strategy = Strategy(**{**strategy.__dict__, "patterns": strategy.patterns + tuple(extra)})
+        if strategy.patterns:
+            out.append(strategy)
+    return tuple(out)
+
+
+def find(
+    text: str | Answer, extra_markers: tuple[str, ...] = (), extra_blunt: tuple[str, ...] = ()
+) -> list[Found]:
+    """The first occurrence of each strategy in the request, in text order."""
+    answer = text if isinstance(text, Answer) else Answer(text)
+    found = []
+    for strategy in _strategies_for(tuple(extra_markers), tuple(extra_blunt)):
+        first = None
+        for sentence in answer.sentences:
+            for match in strategy.regex.findall(sentence.text):
+                at_start = match.start() == 0
+                if (strategy.where == "start" and not at_start) or (strategy.where == "not_start" and at_start):
+                    continue
+                if match.end() > match.start():
+                    first = Found(
+                        strategy.name, match.group(0), sentence.start + match.start(), strategy.weight, strategy.marker
+                    )
+                    break
+            if first:
+                break
+        if first:
+            found.append(first)
+    return sorted(found, key=lambda f: (f.start, f.name))
+
+
+def score_of(found: list[Found] | tuple[Found, ...]) -> float:
+    logit = float(model()["intercept"]) + sum(f.weight for f in found)
+    return 1.0 / (1.0 + math.exp(-logit))
+
+
+def assess(
+    text: str | Answer, extra_markers: tuple[str, ...] = (), extra_blunt: tuple[str, ...] = ()
+) -> Verdict:
+    found = tuple(find(text, tuple(extra_markers), tuple(extra_blunt)))
+    score = score_of(found)
+    markers = sum(1 for f in found if f.weight > 0 and f.marker)
+    polite = score >= float(model()["threshold"]) and markers >= int(model().get("min_markers", 0))
+    return Verdict(round(score, 4), polite, found)
+
+
+def describe(found: list[Found], limit: int = 3) -> str:
+    """'apologizing ("Sorry"), counterfactual modal ("Could you")' for feedback."""
+    return ", ".join(f'{f.name.replace("_", " ")} ("{f.evidence}")' for f in found[:limit])
+
+
+# --- softer rewording -------------------------------------------------------------------------
+# Rewording rules, in code because they rewrite text rather than detect a strategy. Each step is
+# tried in turn until the model calls the request polite.
+
+_LEAD = re2.compile(r"(?i)^(?:(?:just|now|ok|okay|hey)\b,?\s*)+")
+_CONJ = re2.compile(r"(?i)^(?:so|then|and|but|or)\b,?\s*")
+_PLEASE_LEAD = re2.compile(r"(?i)^(?:please|pls|plz|kindly)\b,?\s*")
+_DONT = re2.compile(r"(?i)^(?:don['’]t|do not|never)\s+")
+_NEED_YOU = re2.compile(
+    r"(?i)^(?:you (?:need|have|must|should|got|gotta)(?: to)?|I (?:need|want) you to|you['’]d better)\s+"
+)
+_INDICATIVE = re2.compile(r"(?i)\b(can|will)(\s+(?:you|u|I|we|anyone|someone|everyone)\b)")
+_END = re2.compile(r"[\s.!?]*$")
+_SOFTER = {"can": "could", "will": "would"}
+_COMMANDS = {"imperative_start", "please_start"}
+
+
+def _match_case(word: str, like: str) -> str:
+    return word.capitalize() if like[:1].isupper() else word
+
+
+def _lower_first(text: str) -> str:
+    return text if text[:2].isupper() or text[:2] in ("I ", "I'", "I’") else text[:1].lower() + text[1:]
+
+
+def _as_request(body: str) -> str:
+    """'Send me the file.' -> 'Could you send me the file?'; 'Don't X.' -> 'Could you please not X?'"""
+    body = _LEAD.sub("", body)
+    please = "please " if _PLEASE_LEAD.match(body) else ""
+    body = _END.sub("", _LEAD.sub("", _PLEASE_LEAD.sub("", body)))
+    if negative := _DONT.match(body):
+        return f"Could you please not {body[negative.end():]}?"
+    return f"Could you {please}{_lower_first(body)}?"
+
+
+def _reword(sentence: str, names: set[str]) -> str:
+    text = sentence
+    if "direct_start" in names and (conj := _CONJ.match(text)) and text[conj.end() :]:
+        rest = text[conj.end() :]
+        text = rest[:1].upper() + rest[1:]
+    if need := _NEED_YOU.match(text):
+        return _as_request(text[need.end() :])
+    if names & _COMMANDS:
+        return _as_request(text)
+    return _INDICATIVE.sub(lambda m: _match_case(_SOFTER[m.group(1).lower()], m.group(1)) + m.group(2), text)
+
+
+def suggest(
+    text: str, extra_markers: tuple[str, ...] = (), extra_blunt: tuple[str, ...] = ()
+) -> str | None:
+    """A softer wording of an impolite request, or None when it is polite already or nothing is
+    left to reword: a bare command becomes "Could you ...?", "You need to X" too, "Can you"
+    becomes "Could you", a leading "So"/"But" goes, then an apology, "please" or thanks is added
+    until the model calls it polite. Rude sentences that are not commands are left out."""
+    verdict = assess(text, extra_markers, extra_blunt)
+    if verdict.polite:
+        return None
+
+    def judged(candidate: str) -> Verdict:
+        return assess(candidate, extra_markers, extra_blunt)
+
+    parts, questions, dropped = [], [], False
+    for sentence in Answer(text).sentences:
+        names = {f.name for f in verdict.strategies if sentence.start <= f.start < sentence.end}
+        wording = _reword(sentence.text, names)
+        if judged(wording).rude:
+            dropped = True
+            continue
+        if "direct_question" in names:
+            questions.append(len(parts))
+        parts.append(wording)
+    if not parts:
+        return None
+    steps = []
+    if questions:
+        i = questions[0]
+        steps.append(lambda p, i=i: p.__setitem__(i, "Sorry to bother you, but " + _lower_first(p[i])))
+    commands = [i for i, part in enumerate(parts) if part.startswith("Could you") and "please" not in part.lower()]
+    if commands and not questions:
+        i = commands[0]
+        steps.append(lambda p, i=i: p.__setitem__(i, p[i][:-1] + ", please?"))
+    if dropped and not questions and "apologizing" not in judged(" ".join(parts)).names:
+        steps.append(lambda p: p.__setitem__(0, "Sorry, " + _lower_first(p[0])))
+    steps.append(lambda p: p.append("Thank you!" if p[-1].rstrip().endswith(("?", ".", "!")) else "— thank you!"))
+    for step in [lambda p: None, *steps]:
+        step(parts)
+        candidate = " ".join(parts)
+        if judged(candidate).polite:
+            return candidate
+    return None
