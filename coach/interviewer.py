@@ -125,3 +125,22 @@ def retry_prompt(card: Card, persona: Persona, turn_id: str, missing: list[Crite
         prompt=f"{persona.retry_line} {hint}",
         criterion=missing[0].id if missing else None,
     )
+
+
+def korean_hint(card: Card, kind: str, turn_id: str, criteria: str | None) -> str | None:
+    """The question in Korean, for listening practice: the card's own translation of a question,
+    or what a follow-up or the retell asks for."""
+    if kind in ("question", "retry"):
+        turn = next((t for t in card.turns if t.id == turn_id), None)
+        if turn and turn.prompt_ko:
+            return turn.prompt_ko
+    if kind == "follow-up" and criteria:
+        labels = [card.criterion(c).label_ko for c in criteria.split(",") if c in {x.id for x in card.criteria}]
+        if labels:
+            return "이 질문이 묻는 것: " + ", ".join(labels)
+    if kind == "follow-up":
+        return "답변을 한 단계 더 깊게 설명해 달라는 질문입니다."
+    if kind == "retell":
+        seconds = card.estimated_seconds or 90
+        return f"처음 질문에 대한 답을 약 {seconds}초 안에, 지금까지 보탠 내용까지 모두 담아 처음부터 다시 말해 보세요."
+    return None
