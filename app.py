@@ -4,8 +4,9 @@ import streamlit as st
 
 st.set_page_config(page_title="Rehearse", page_icon="🎙️", layout="wide")
 # less empty space above the page, so the newest exchange fits on a phone's screen
-st.html("<style>.block-container, [data-testid='stMainBlockContainer'] {padding-top: 2.5rem;"
-        " padding-bottom: 2rem;} h1 {font-size: 1.9rem !important; padding-top: 0 !important;}</style>")
+st.html("<style>.block-container, [data-testid='stMainBlockContainer'] {padding-top: 3.5rem;"
+        " padding-bottom: 2rem;} h1 {font-size: 1.9rem !important; padding-top: 0 !important;}"
+        " .st-key-newest-exchange {scroll-margin-top: 3.75rem;}</style>")
 
 with st.sidebar:
     st.radio("Tips and labels", ["한국어 + English", "English"], key="lang", horizontal=True)

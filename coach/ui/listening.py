@@ -38,14 +38,18 @@ def persona_line(text: str, persona: Persona, *, current: bool, korean_text: str
         st.markdown(f"**{persona.name}** is speaking. Listen first, then answer.")
     else:
         st.markdown(f"**{persona.name}:** {text}")
-    if voice_on:
-        played = _audio(text, persona, persona.voice.rate, autoplay=current and state.autoplay())
-        if played and current:
-            with st.expander("Slower replay"):
-                _audio(text, persona, max(80, int(persona.voice.rate * SLOWER)))
-    if hide:
-        with st.expander("Show the text"):
+    played = voice_on and _audio(text, persona, persona.voice.rate, autoplay=current and state.autoplay())
+    if not current:
+        return
+    korean_text = korean_text if state.korean() else None
+    parts = [name for name, wanted in (("Show the text", hide), ("Slower replay", played), ("한국어", korean_text))
+             if wanted]
+    if not parts:
+        return
+    with st.expander(" · ".join(parts)):
+        if hide:
             st.markdown(text)
-    if current and korean_text and state.korean():
-        with st.expander("한국어로 보기"):
+        if played:
+            _audio(text, persona, max(80, int(persona.voice.rate * SLOWER)))
+        if korean_text:
             st.markdown(korean_text)

@@ -115,14 +115,21 @@ def _conversation(engine: PracticeEngine, view: SessionView, kind: str) -> None:
     _so_far(result, view, korean)
     scored = [i for i, t in enumerate(view.turns) if t.scorecard_json]
     last = scored[-1] if scored else None
-    # the newest exchange: the last answer with its feedback, then the prompt after it
+    # the newest exchange (the last answer with its feedback, then the prompt after it) comes
+    # first; every earlier line, the question just answered included, is one click away
     newest_from = last if last is not None else len(view.turns) - 1
-    if newest_from > 0:
-        with st.expander(f"Earlier in this session ({newest_from} question{'s' if newest_from > 1 else ''})"):
+    if newest_from > 0 or last is not None:
+        count = newest_from + (last is not None)
+        with st.expander(f"The conversation so far ({count} question{'s' if count > 1 else ''})"):
             for index, turn in enumerate(view.turns[:newest_from]):
                 _exchange(view, index, turn, result, korean, newest=False)
-    for index, turn in enumerate(view.turns[newest_from:], start=newest_from):
-        _exchange(view, index, turn, result, korean, newest=True)
+            if last is not None:
+                _prompt(view, view.turns[last])
+    with st.container(key="newest-exchange"):
+        for index, turn in enumerate(view.turns[newest_from:], start=newest_from):
+            _exchange(view, index, turn, result, korean, newest=True, show_prompt=index != last)
+    if st.session_state.pop("scroll-to-newest", False):
+        widgets.scroll_into_view("newest-exchange", nonce=f"{view.id}-{len(view.turns)}")
     for note in st.session_state.pop("notes", []):
         st.caption(note)
     if view.finished or view.pending is None:
@@ -154,15 +161,23 @@ def _answer_numbers(view: SessionView) -> dict[int, int]:
     return numbers
 
 
-def _exchange(view: SessionView, index: int, turn: Turn, result: SessionResult, korean: bool, newest: bool) -> None:
-    persona, card = view.persona, view.card
+def _prompt(view: SessionView, turn: Turn) -> None:
+    card = view.card
     current = turn is view.pending
     with st.chat_message("assistant"):
         hint = interviewer.korean_hint(card, turn.kind, turn.turn_id, turn.criterion)
-        listening.persona_line(turn.prompt, persona, current=current, korean_text=hint, key=f"line-{turn.id}")
+        listening.persona_line(turn.prompt, view.persona, current=current, korean_text=hint, key=f"line-{turn.id}")
         if current and turn.kind == "retell":
             seconds = card.estimated_seconds or 90
             st.caption(f"Your final take: about {seconds} seconds. It is scored and compared with your first answer.")
+
+
+def _exchange(view: SessionView, index: int, turn: Turn, result: SessionResult, korean: bool, newest: bool,
+              show_prompt: bool = True) -> None:
+    card = view.card
+    current = turn is view.pending
+    if show_prompt:
+        _prompt(view, turn)
     if not turn.answer_text:
         return
     with st.chat_message("user"):
@@ -176,7 +191,7 @@ def _exchange(view: SessionView, index: int, turn: Turn, result: SessionResult, 
             if delta is not None:
                 widgets.turn_feedback(card, result, delta, korean)
             if newest:
-                widgets.next_steps(next_steps(view), korean)
+                widgets.next_steps(next_steps(view, limit=1), korean)
             with st.expander("Full scorecard and tips"):
                 widgets.scorecard(card, scorecard, turn.answer_text, korean, session=result, delta=delta)
         elif turn.error and not current:
@@ -313,6 +328,7 @@ def _run(action) -> None:
     notes = getattr(result, "notes", None)
     if notes:
         st.session_state["notes"] = notes
+    st.session_state["scroll-to-newest"] = True
     voice.clear()
     st.rerun()
 

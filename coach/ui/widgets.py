@@ -15,6 +15,23 @@ from coach.summary import Summary
 from scoring.models import Scorecard
 
 
+def scroll_into_view(container_key: str, nonce: str) -> None:
+    """Bring a keyed container to the top of the screen (after an answer: the newest exchange
+    and the next question), on desktop and on a phone."""
+    from streamlit.components.v1 import html
+
+    html(
+        f"""<script>/* {nonce} */
+        const go = () => {{
+          const el = window.parent.document.querySelector(".st-key-{container_key}");
+          if (el) el.scrollIntoView({{block: "start"}});
+        }};
+        setTimeout(go, 150); setTimeout(go, 700);
+        </script>""",
+        height=0,
+    )
+
+
 def highlighted(answer: str, evidence: list[str]) -> str:
     """The answer as Markdown with each evidence span on a highlighted background."""
     spans = []
@@ -69,8 +86,9 @@ def _first_sentence(text: str) -> str:
 
 def turn_feedback(card: Card, result: SessionResult, delta: TurnDelta, korean: bool) -> None:
     """What one answer added to the session's rubric, and what is still missing: one or two lines."""
-    names = lambda keys: ", ".join(label(result.criteria[k].label, result.criteria[k].label_ko, korean)  # noqa: E731
-                                   for k in keys)
+    def names(keys: list[str]) -> str:
+        return ", ".join(result.criteria[k].label for k in keys)
+
     added = f"✅ Added: **{names(delta.added)}**" if delta.added else "No new criterion in this answer"
     st.markdown(f"{added} · so far **{delta.met_so_far} of {delta.of}**")
     turn_of = {k: result.criteria[k].card_turn for k in delta.added + delta.again}
