@@ -118,6 +118,9 @@ def _conversation(engine: PracticeEngine, view: SessionView, kind: str) -> None:
     # the newest exchange (the last answer with its feedback, then the prompt after it) comes
     # first; every earlier line, the question just answered included, is one click away
     newest_from = last if last is not None else len(view.turns) - 1
+    if view.finished or view.pending is None:
+        newest_from = len(view.turns)  # finished: the summary comes first, the whole conversation above it
+        last = None
     if newest_from > 0 or last is not None:
         count = newest_from + (last is not None)
         with st.expander(f"The conversation so far ({count} question{'s' if count > 1 else ''})"):
@@ -188,7 +191,13 @@ def _exchange(view: SessionView, index: int, turn: Turn, result: SessionResult, 
         if turn.scorecard_json:
             scorecard = Scorecard.model_validate_json(turn.scorecard_json)
             delta = result.deltas.get(index)
-            if delta is not None:
+            if turn.kind == "retell":
+                first = view.first_answer()
+                first_met = sum(r.met for r in Scorecard.model_validate_json(first.scorecard_json).criteria.values())
+                met = sum(r.met for r in scorecard.criteria.values())
+                st.markdown(f"Your retell: **{met} of {len(scorecard.criteria)}** in one answer "
+                            f"(your first answer: {first_met} of {len(scorecard.criteria)})")
+            elif delta is not None:
                 widgets.turn_feedback(card, result, delta, korean)
             if newest:
                 widgets.next_steps(next_steps(view, limit=1), korean)

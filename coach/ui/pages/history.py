@@ -38,24 +38,26 @@ if done:
     st.markdown("##### Skills across all cards")
     skills = weak_skills(records, library)
     st.caption("How often each skill was shown in the sessions that practised it, weakest first.")
-    skill_chart = (
-        alt.Chart(pd.DataFrame(skills))
-        .mark_bar()
-        .encode(
-            x=alt.X("rate:Q", title="Share of sessions where it was met", scale=alt.Scale(domain=[0, 1]),
-                    axis=alt.Axis(format="%")),
-            y=alt.Y("skill:N", title=None, sort=None),
-            color=alt.Color("rate:Q", scale=alt.Scale(domain=[0, 1], range=["#e57373", "#8bc34a"]), legend=None),
-            tooltip=[alt.Tooltip("skill:N", title="Skill"), alt.Tooltip("met:Q", title="Sessions met"),
-                     alt.Tooltip("sessions:Q", title="Sessions"), alt.Tooltip("cards:Q", title="Cards")],
-        )
+    frame = pd.DataFrame(skills)
+    frame["share"] = frame["met"].astype(str) + " of " + frame["sessions"].astype(str)
+    base = alt.Chart(frame).encode(
+        y=alt.Y("skill:N", title=None, sort=None, axis=alt.Axis(labelLimit=260)),
+        tooltip=[alt.Tooltip("skill:N", title="Skill"), alt.Tooltip("share:N", title="Sessions where it was met"),
+                 alt.Tooltip("cards:Q", title="Cards")],
     )
+    bars = base.mark_bar().encode(
+        x=alt.X("rate:Q", title="Sessions where it was met", scale=alt.Scale(domain=[0, 1]),
+                axis=alt.Axis(format="%")),
+        color=alt.Color("rate:Q", scale=alt.Scale(domain=[0, 1], range=["#e57373", "#8bc34a"]), legend=None),
+    )
+    counts = base.mark_text(align="left", dx=4, color="#444").encode(x=alt.X("rate:Q"), text="share:N")
+    skill_chart = (bars + counts).properties(height=alt.Step(24))
     st.altair_chart(skill_chart, width="stretch")
 
     def card_title(cid: str) -> str:
         return library.cards[cid].title if cid in library.cards else cid
 
-    practised = sorted({r["card"] for r in done}, key=card_title)
+    practised = list(dict.fromkeys(r["card"] for r in done))  # the most recently practised first
     card_id = st.selectbox("Progress for card", practised, format_func=card_title)
     rows = criterion_progress(records, library, card_id)
     if rows:
@@ -65,15 +67,15 @@ if done:
             .mark_rect(stroke="white", strokeWidth=2)
             .encode(
                 x=alt.X("session:O", title="Session (UTC)", sort=list(dict.fromkeys(order)),
-                        axis=alt.Axis(labelAngle=-30)),
-                y=alt.Y("label:N", title=None, sort=None),
+                        axis=alt.Axis(labelAngle=0, orient="top")),
+                y=alt.Y("label:N", title=None, sort=None, axis=alt.Axis(labelLimit=260)),
                 color=alt.Color("verdict:N", scale=alt.Scale(domain=["met", "not yet"], range=["#8bc34a", "#f4c7c3"]),
                                 legend=alt.Legend(title=None, orient="top")),
                 tooltip=[alt.Tooltip("session:O", title="Session"), alt.Tooltip("label:N", title="Criterion"),
                          alt.Tooltip("verdict:N", title="Result"), alt.Tooltip("result:N", title="Session result")],
             )
-        )
-        st.altair_chart(chart, width="stretch")
+        ).properties(width=alt.Step(96), height=alt.Step(28))
+        st.altair_chart(chart, width="content")
 
 st.markdown("##### Sessions")
 labels = {r["id"]: session_label(r, library) for r in records}
