@@ -147,6 +147,8 @@ def _so_far(result: SessionResult, view: SessionView, korean: bool) -> None:
         numbers = _answer_numbers(view)
         for state_ in result.criteria.values():
             label = widgets.label(state_.label, state_.label_ko, korean)
+            if "/" in state_.key:  # a meeting card with several situations
+                label += f" ({state_.card_turn.replace('-', ' ')})"
             if state_.met:
                 quote = widgets.escape_md(state_.evidence[0]) if state_.evidence else ""
                 st.markdown(f"✅ **{label}** — answer {numbers.get(state_.turn, '?')}: “{quote}”")

@@ -131,7 +131,7 @@ def scorecard(card: Card, result: Scorecard, answer: str, korean: bool,
             what = _first_sentence(criterion.definition) if criterion else ""
             st.markdown(f"⬜ **{name}** — not in this answer. {escape_md(what)}")
     if result.llm:
-        _llm_opinion(result)
+        _llm_opinion(card, result)
     delivery(result)
     for item in result.feedback:
         if item.criterion in earlier:
@@ -140,16 +140,18 @@ def scorecard(card: Card, result: Scorecard, answer: str, korean: bool,
         st.info(f"**{item.label}**: {tip}")
 
 
-def _llm_opinion(result: Scorecard) -> None:
+def _llm_opinion(card: Card, result: Scorecard) -> None:
     info = result.llm or {}
     if info.get("status") != "ok":
         st.caption(f"Second opinion: {info.get('note') or info.get('status')}")
         return
+    labels = {c.id: c.label for c in card.criteria}
     for item in info.get("disagreements", []):
-        verdict = "applied" if item.get("applied") else "not applied (no verbatim evidence)"
+        verdict = "its view was used" if item.get("applied") else "its view was not used: it quoted nothing you said"
+        seen = lambda v: "shown" if v else "not shown"  # noqa: E731
         st.warning(
-            f"The model and the rubric disagree on **{item.get('criterion')}** "
-            f"(rubric: {item.get('rubric')}, model: {item.get('llm')}; {verdict})."
+            f"The AI second opinion differs on **{labels.get(item.get('criterion'), item.get('criterion'))}** "
+            f"(rules: {seen(item.get('rubric'))}, AI: {seen(item.get('llm'))}; {verdict})."
         )
 
 
