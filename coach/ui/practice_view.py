@@ -172,6 +172,8 @@ def _prompt(view: SessionView, turn: Turn) -> None:
     with st.chat_message("assistant"):
         hint = interviewer.korean_hint(card, turn.kind, turn.turn_id, turn.criterion)
         listening.persona_line(turn.prompt, view.persona, current=current, korean_text=hint, key=f"line-{turn.id}")
+        if current and turn.kind == "question" and card.kind == "interview" and card.estimated_seconds:
+            st.caption(f"Aim for about {card.estimated_seconds} seconds: one real project, in your own words.")
         if current and turn.kind == "retell":
             seconds = card.estimated_seconds or 90
             st.caption(f"Your final take: about {seconds} seconds. It is scored and compared with your first answer.")
