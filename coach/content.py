@@ -160,6 +160,11 @@ class Problem:
         return f"{self.path}:{self.line}: {self.message}"
 
 
+# The card each kind of practice starts with on the first screen (the flagship interview question
+# and the everyday meeting drill); listed first wherever cards are listed.
+STARTER_CARDS = {"interview": "gpu-cluster-optimization", "meeting": "status-update"}
+
+
 @dataclass
 class Library:
     cards: dict[str, Card] = field(default_factory=dict)
@@ -179,10 +184,16 @@ class Library:
             raise UnknownPersonaError(f"unknown persona {persona_id!r}") from None
 
     def cards_of_kind(self, kind: str | None = None) -> list[Card]:
+        """Cards of a kind, the first card to practise (STARTER_CARDS) first, then by title."""
         return sorted(
             (c for c in self.cards.values() if kind is None or c.kind == kind),
-            key=lambda c: (c.kind, c.title),
+            key=lambda c: (c.kind, c.id != STARTER_CARDS.get(c.kind), c.title),
         )
+
+    def starter(self, kind: str) -> Card | None:
+        """The card a new learner should start with for this kind of practice."""
+        cards = self.cards_of_kind(kind)
+        return cards[0] if cards else None
 
     def search(self, kind: str | None = None, query: str = "", tags: Iterable[str] = ()) -> list[Card]:
         """Cards of a kind whose id, titles or tags contain `query` and that carry any of `tags`."""

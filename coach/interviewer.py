@@ -1,7 +1,9 @@
 """What the persona says next: which rubric gap to probe, and in which words.
 
-The choice is deterministic (from the rubric gaps); the words come from the card's
-follow-ups with the persona's lead-ins, or from the configured LLM when there is one.
+The choice is deterministic (from the session's rubric gaps): every criterion still missing
+is asked once, most important first, then the learner retells the whole answer as a final
+take. The words come from the card's follow-ups with the persona's lead-ins, or from the
+configured LLM when there is one.
 """
 
 from __future__ import annotations
@@ -56,24 +58,56 @@ def opening(card: Card, persona: Persona, session_id: str, turn_index: int = 0) 
     return NextPrompt(turn_id=turn.id, kind="question", prompt=prompt)
 
 
-def _normal(text: str) -> str:
-    return " ".join(text.lower().split())
+@dataclass
+class FollowUp:
+    """The next interview question: the criteria it probes (one, or two combined) and its words."""
+
+    criteria: list[Criterion]
+    question: str
 
 
 def next_interview_question(
-    card: Card, persona: Persona, progress: Progress, asked: list[str], follow_ups_asked: int
-) -> tuple[Criterion, str] | None:
-    """The most important criterion still missing and a follow-up for it not yet asked."""
-    if follow_ups_asked >= persona.max_follow_ups:
+    card: Card, persona: Persona, missing: list[Criterion], asked_criteria: set[str], questions_asked: int
+) -> FollowUp | None:
+    """A follow-up on the most important criterion still missing that has not been asked yet.
+
+    Every gap is asked once. A strict persona asks each on its own; a balanced or lenient
+    one combines the two most important into one question when more gaps are left than
+    its `max_follow_ups` budget has questions left, so no gap goes unasked either way."""
+    candidates = sorted((c for c in missing if c.id not in asked_criteria and c.follow_ups),
+                        key=lambda c: -c.weight)  # stable: card order on ties
+    if not candidates:
         return None
-    turn_id = card.turns[0].id
-    asked_normal = {_normal(a) for a in asked}
-    missing = sorted(progress.missing(card, turn_id), key=lambda c: -c.weight)  # stable: card order on ties
-    for criterion in missing:
-        for question in criterion.follow_ups:
-            if not any(_normal(question) in a for a in asked_normal):
-                return criterion, question
-    return None
+    budget_left = max(persona.max_follow_ups - questions_asked, 1)
+    if persona.strictness != "strict" and len(candidates) > budget_left and len(candidates) >= 2:
+        first, second = candidates[:2]
+        return FollowUp([first, second], f"{first.follow_ups[0]} And {_lower_first(second.follow_ups[0])}")
+    return FollowUp([candidates[0]], candidates[0].follow_ups[0])
+
+
+def _lower_first(text: str) -> str:
+    if len(text) > 1 and text[0].isupper() and not text[1].isupper() and not text.startswith("I "):
+        return text[0].lower() + text[1:]
+    return text
+
+
+def depth_question(card: Card, session_id: str) -> str | None:
+    """When the first answer already covers the rubric: one of the card's general follow-ups."""
+    return pick(card.follow_ups, f"{session_id}:depth") if card.follow_ups else None
+
+
+def _duration(seconds: int) -> str:
+    if seconds < 120:
+        return f"{seconds} seconds"
+    minutes = seconds / 60
+    return f"{minutes:g} minutes"
+
+
+def retell_prompt(card: Card) -> str:
+    """The closing invitation: the whole answer again, in the card's time, as a final take."""
+    seconds = card.estimated_seconds or 90
+    return (f"Before we finish: please tell me the whole story once more, in about {_duration(seconds)}, "
+            "as you would answer the first question in the real interview, with everything you have added since.")
 
 
 def persona_words(persona: Persona, question: str, index: int) -> str:
@@ -91,3 +125,22 @@ def retry_prompt(card: Card, persona: Persona, turn_id: str, missing: list[Crite
         prompt=f"{persona.retry_line} {hint}",
         criterion=missing[0].id if missing else None,
     )
+
+
+def korean_hint(card: Card, kind: str, turn_id: str, criteria: str | None) -> str | None:
+    """The question in Korean, for listening practice: the card's own translation of a question,
+    or what a follow-up or the retell asks for."""
+    if kind in ("question", "retry"):
+        turn = next((t for t in card.turns if t.id == turn_id), None)
+        if turn and turn.prompt_ko:
+            return turn.prompt_ko
+    if kind == "follow-up" and criteria:
+        labels = [card.criterion(c).label_ko for c in criteria.split(",") if c in {x.id for x in card.criteria}]
+        if labels:
+            return "이 질문이 묻는 것: " + ", ".join(labels)
+    if kind == "follow-up":
+        return "답변을 한 단계 더 깊게 설명해 달라는 질문입니다."
+    if kind == "retell":
+        seconds = card.estimated_seconds or 90
+        return f"처음 질문에 대한 답을 약 {seconds}초 안에, 지금까지 보탠 내용까지 모두 담아 처음부터 다시 말해 보세요."
+    return None

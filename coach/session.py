@@ -23,6 +23,7 @@ from coach.errors import (
     SessionFinishedError,
 )
 from coach.interviewer import NextPrompt, Progress
+from coach.result import SessionResult, TurnDelta, card_turn_of, session_result
 from coach.store import PracticeSession, Store, Turn
 from scoring.models import Scorecard, SpeechTiming
 
@@ -56,6 +57,20 @@ class SessionView:
     def scorecards(self) -> list[tuple[Turn, Scorecard]]:
         return [(t, Scorecard.model_validate_json(t.scorecard_json)) for t in self.turns if t.scorecard_json]
 
+    def result(self) -> SessionResult:
+        """The session's running result: one rubric, the best verdict per criterion so far."""
+        return session_result(self.card, self.turns)
+
+    @property
+    def answered(self) -> int:
+        return sum(1 for t in self.turns if t.scorecard_json)
+
+    def first_answer(self) -> Turn | None:
+        return next((t for t in self.turns if t.scorecard_json), None)
+
+    def retell(self) -> Turn | None:
+        return next((t for t in self.turns if t.kind == "retell" and t.scorecard_json), None)
+
     def progress(self, turn_id: str | None = None) -> Progress:
         progress = Progress()
         for turn, card in self.scorecards():
@@ -71,6 +86,8 @@ class TurnResult:
     finished: bool
     notes: list[str] = field(default_factory=list)
     session_met: list[str] = field(default_factory=list)  # criteria met by any answer so far
+    result: SessionResult | None = None  # the session's running result after this answer
+    delta: TurnDelta | None = None  # what this answer added, and what is still missing
 
 
 class PracticeEngine:
@@ -94,6 +111,18 @@ class PracticeEngine:
         card = self.library.card(row.card_id)
         persona = self.library.persona(row.persona_id)
         return SessionView(row, card, persona, turns)
+
+    def latest_active(self, kind: str | None = None) -> SessionView | None:
+        """The newest unfinished session (of a kind of card) whose card still loads, to resume."""
+        for row in self.store.list_sessions(limit=50):
+            card = self.library.cards.get(row.card_id)
+            if row.status != "active" or card is None or (kind and card.kind != kind):
+                continue
+            try:
+                return self.load(row.id)
+            except CoachError:
+                continue
+        return None
 
     def _ask(self, session_id: str, position: int, prompt: NextPrompt) -> Turn:
         llm_json = json.dumps(prompt.llm) if prompt.llm else None
@@ -128,7 +157,16 @@ class PracticeEngine:
         turn = view.pending
         if not turn.answer_text:
             raise EmptyAnswerError("there is no saved answer to score yet")
+        if len(turn.answer_text) > self.settings.max_answer_chars:
+            raise AnswerTooLongError(
+                f"the saved answer is {len(turn.answer_text):,} characters; the limit is "
+                f"{self.settings.max_answer_chars:,}. Shorten it and send it again")
         return self._score_and_continue(view, turn.id, turn.answer_text, None)
+
+    def save_transcript(self, session_id: str, transcript_json: str) -> Turn:
+        """Keep a recording's transcript with the pending turn, so a reload brings it back."""
+        view = self._active(session_id)
+        return self.store.save_answer(view.pending.id, None, transcript_json=transcript_json)
 
     def _active(self, session_id: str) -> SessionView:
         view = self.load(session_id)
@@ -139,7 +177,7 @@ class PracticeEngine:
     def _score_and_continue(self, view: SessionView, turn_pk: int, text: str,
                             timing: SpeechTiming | None) -> TurnResult:
         turn = next(t for t in view.turns if t.id == turn_pk)
-        scoring_turn = view.card.turns[0].id if view.card.kind == "interview" else turn.turn_id
+        scoring_turn = card_turn_of(view.card, turn)
         notes: list[str] = []
         try:
             scorecard = scoring.score(view.card, scoring_turn, text, timing=timing)
@@ -155,16 +193,17 @@ class PracticeEngine:
             raise CoachError("scoring failed; your answer is saved and can be scored again") from exc
         self.store.save_scorecard(turn_pk, scorecard.model_dump_json(exclude_none=True), scorecard.scorer_version)
         view = self.load(view.id)
-        progress = view.progress(None if view.card.kind == "interview" else turn.turn_id)
-        session_met = [cid for cid, result in progress.results.items() if result.met]
+        result = view.result()
+        session_met = result.met_ids(None if view.card.kind == "interview" else turn.turn_id)
+        delta = result.deltas.get(next(i for i, t in enumerate(view.turns) if t.id == turn_pk))
         next_prompt = self._next(view, turn, scorecard, text)
         if next_prompt is None:
             self.store.finish_session(view.id)
-            return TurnResult(scorecard, None, True, notes, session_met)
+            return TurnResult(scorecard, None, True, notes, session_met, result, delta)
         if next_prompt.note:
             notes.append(next_prompt.note)
         self._ask(view.id, len(view.turns), next_prompt)
-        return TurnResult(scorecard, next_prompt.prompt, False, notes, session_met)
+        return TurnResult(scorecard, next_prompt.prompt, False, notes, session_met, result, delta)
 
     def _judge(self, card: Card, turn_id: str, text: str, scorecard: Scorecard) -> Scorecard:
         from coach.llm_judge import judge
@@ -179,30 +218,39 @@ class PracticeEngine:
         return self._next_meeting(view, turn, scorecard)
 
     def _next_interview(self, view: SessionView, text: str) -> NextPrompt | None:
-        asked = [t.prompt for t in view.turns]
-        follow_ups = sum(1 for t in view.turns if t.kind == "follow-up")
-        choice = interviewer.next_interview_question(
-            view.card, view.persona, view.progress(), asked, follow_ups
-        )
-        if choice is None:
+        """Follow up on every criterion still missing (each once), then the retell, then close."""
+        if any(t.kind == "retell" for t in view.turns):
             return None
-        criterion, question = choice
-        prompt = NextPrompt(view.card.turns[0].id, "follow-up", "", criterion=criterion.id)
-        if self.settings.llm_model:
+        main = view.card.turns[0].id
+        asked = [t.prompt for t in view.turns]
+        asked_criteria = {c for t in view.turns if t.criterion for c in t.criterion.split(",")}
+        follow_ups = sum(1 for t in view.turns if t.kind == "follow-up")
+        result = view.result()
+        missing = [view.card.criterion(state.criterion) for state in result.missing()]
+        choice = interviewer.next_interview_question(view.card, view.persona, missing, asked_criteria, follow_ups)
+        if choice is None:
+            depth = interviewer.depth_question(view.card, view.id) if follow_ups == 0 else None
+            if depth:
+                prompt = interviewer.persona_words(view.persona, depth, follow_ups)
+                return NextPrompt(main, "follow-up", prompt)
+            return NextPrompt(main, "retell", interviewer.retell_prompt(view.card))
+        prompt = NextPrompt(main, "follow-up", "", criterion=",".join(c.id for c in choice.criteria))
+        if self.settings.llm_model and len(choice.criteria) == 1:
             from coach.llm_followup import word_follow_up
 
-            worded = word_follow_up(self.settings, view.persona, view.card, criterion, text, asked)
+            worded = word_follow_up(self.settings, view.persona, view.card, choice.criteria[0], text, asked)
             if worded.source == "llm":
                 prompt.prompt = worded.text
                 prompt.llm = worded.llm.model_dump() if worded.llm else None
                 return prompt
             prompt.note = worded.note
-        prompt.prompt = interviewer.persona_words(view.persona, question, follow_ups)
+        prompt.prompt = interviewer.persona_words(view.persona, choice.question, follow_ups)
         return prompt
 
     def _next_meeting(self, view: SessionView, turn: Turn, scorecard: Scorecard) -> NextPrompt | None:
         card_turn_ids = [t.id for t in view.card.turns]
-        missing = [view.card.criterion(c) for c in scorecard.missing()]
+        missing = [view.card.criterion(state.criterion) for state in view.result().missing()
+                   if state.card_turn == turn.turn_id]
         retried = any(t.kind == "retry" and t.turn_id == turn.turn_id for t in view.turns)
         if missing and not retried:
             return interviewer.retry_prompt(view.card, view.persona, turn.turn_id, missing)

@@ -1,5 +1,6 @@
-"""The end-of-session summary: per-criterion results with evidence, what the model answer
-had that the user's answers lacked, and the top three things to practise next."""
+"""The end-of-session summary: the session's result per criterion with evidence, the model
+answers in full beside the learner's best answer (what each had that it lacked), the retell
+compared with the first answer, and the top three things to practise next."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from pydantic import BaseModel, Field
 
 import scoring
 from coach.session import SessionView
+from scoring.models import Scorecard
 
 
 class CriterionSummary(BaseModel):
@@ -15,7 +17,8 @@ class CriterionSummary(BaseModel):
     label_ko: str
     met: bool
     evidence: list[str] = Field(default_factory=list)
-    turn: str | None = None
+    turn: str | None = None  # the card turn (meeting cards with several situations)
+    answer: int | None = None  # index in the session's turns of the answer that first met it
 
 
 class PracticeItem(BaseModel):
@@ -26,8 +29,32 @@ class PracticeItem(BaseModel):
 
 class ModelAnswerGap(BaseModel):
     title: str
-    had: list[str]  # labels of criteria the model answer met and the user did not
-    concepts: list[str] = Field(default_factory=list)  # key concepts it named that the user did not
+    had: list[str]  # labels of criteria the model answer met and the learner's best answer did not
+    concepts: list[str] = Field(default_factory=list)  # key concepts it named that the learner did not
+    text: str = ""
+    notes: str | None = None
+    meets: list[str] = Field(default_factory=list)  # labels of the criteria the model answer meets
+
+
+class BestAnswer(BaseModel):
+    """The learner's answer that met the most criteria on its own (the later one on ties)."""
+
+    index: int
+    text: str
+    met: list[str]  # labels
+    of: int
+
+
+class RetellComparison(BaseModel):
+    first_met: int
+    retell_met: int
+    of: int
+    gained: list[str] = Field(default_factory=list)  # labels met by the retell, not by the first answer
+    lost: list[str] = Field(default_factory=list)  # labels the first answer met and the retell did not
+    first_words: int = 0
+    retell_words: int = 0
+    target_seconds: int = 90
+    retell_seconds: float | None = None  # when the retell was spoken
 
 
 class Summary(BaseModel):
@@ -39,6 +66,8 @@ class Summary(BaseModel):
     criteria: list[CriterionSummary]
     model_answer_gaps: list[ModelAnswerGap]
     practise_next: list[PracticeItem]
+    best: BestAnswer | None = None
+    retell: RetellComparison | None = None
 
 
 FILLER_TIP = PracticeItem(
@@ -61,23 +90,22 @@ HEDGE_TIP = PracticeItem(
 def summarise(view: SessionView) -> Summary:
     card = view.card
     scored = view.scorecards()
-    turn_ids = [t.id for t in card.turns] if card.kind == "meeting" else [card.turns[0].id]
-    rows: list[CriterionSummary] = []
-    for turn_id in turn_ids:
-        progress = view.progress(turn_id if card.kind == "meeting" else None)
-        for criterion in card.criteria_for(turn_id):
-            result = progress.results.get(criterion.id)
-            rows.append(
-                CriterionSummary(
-                    id=criterion.id,
-                    label=criterion.label,
-                    label_ko=criterion.label_ko,
-                    met=bool(result and result.met),
-                    evidence=result.evidence if result and result.met else [],
-                    turn=turn_id if card.kind == "meeting" else None,
-                )
-            )
-    overall = round(sum(r.met for r in rows) / len(rows), 3) if rows else 0.0
+    result = view.result()
+    per_turn = card.kind == "meeting"
+    rows = [
+        CriterionSummary(
+            id=state.criterion,
+            label=state.label,
+            label_ko=state.label_ko,
+            met=state.met,
+            evidence=state.evidence if state.met else [],
+            turn=state.card_turn if per_turn else None,
+            answer=state.turn,
+        )
+        for state in result.criteria.values()
+    ]
+    overall = round(result.met / result.of, 3) if result.of else 0.0
+    best = _best_answer(view)
     return Summary(
         session_id=view.id,
         card=card.id,
@@ -85,29 +113,81 @@ def summarise(view: SessionView) -> Summary:
         answered=len(scored),
         overall=overall,
         criteria=rows,
-        model_answer_gaps=_model_answer_gaps(view, rows),
+        model_answer_gaps=_model_answers(view, best),
         practise_next=_practise_next(view, rows, [s for _, s in scored]),
+        best=best,
+        retell=_retell(view),
     )
 
 
-def _model_answer_gaps(view: SessionView, rows: list[CriterionSummary]) -> list[ModelAnswerGap]:
+def _met_labels(view: SessionView, scorecard: Scorecard) -> list[str]:
+    return [view.card.criterion(cid).label for cid, r in scorecard.criteria.items()
+            if r.met and cid in {c.id for c in view.card.criteria}]
+
+
+def _best_answer(view: SessionView) -> BestAnswer | None:
+    if view.card.kind != "interview":
+        return None
+    best = None
+    for index, turn in enumerate(view.turns):
+        if not turn.scorecard_json:
+            continue
+        scorecard = Scorecard.model_validate_json(turn.scorecard_json)
+        met = _met_labels(view, scorecard)
+        if best is None or len(met) >= len(best.met):
+            best = BestAnswer(index=index, text=turn.answer_text or "", met=met, of=len(scorecard.criteria))
+    return best
+
+
+def _retell(view: SessionView) -> RetellComparison | None:
+    first, retell = view.first_answer(), view.retell()
+    if first is None or retell is None or first is retell:
+        return None
+    a = Scorecard.model_validate_json(first.scorecard_json)
+    b = Scorecard.model_validate_json(retell.scorecard_json)
+    met_a, met_b = _met_labels(view, a), _met_labels(view, b)
+    return RetellComparison(
+        first_met=len(met_a), retell_met=len(met_b), of=len(b.criteria),
+        gained=[label for label in met_b if label not in met_a],
+        lost=[label for label in met_a if label not in met_b],
+        first_words=a.delivery.word_count, retell_words=b.delivery.word_count,
+        target_seconds=view.card.estimated_seconds or 90,
+        retell_seconds=b.delivery.duration,
+    )
+
+
+def _model_answers(view: SessionView, best: BestAnswer | None) -> list[ModelAnswerGap]:
+    """Every model answer in full, the criteria it meets, and what it had that the learner's
+    best answer (meeting cards: the session) lacked."""
     card = view.card
-    user_met = {(r.turn, r.id) for r in rows if r.met}
-    user_text = " ".join(t.answer_text or "" for t in view.turns)
-    gaps = []
+    if best is not None:
+        have = set(best.met)
+        user_text = best.text
+    else:
+        have = {(r.turn, r.id) for r in summarise_rows(view) if r.met}
+        user_text = " ".join(t.answer_text or "" for t in view.turns)
+    out = []
     for answer in card.model_answers:
         turn_id = answer.turn or card.turns[0].id
         model = scoring.score(card, turn_id, answer.text)
         key = turn_id if card.kind == "meeting" else None
-        had = [
-            card.criterion(cid).label
-            for cid, result in model.criteria.items()
-            if result.met and (key, cid) not in user_met
-        ]
+        meets = [card.criterion(cid).label for cid, result in model.criteria.items() if result.met]
+        if best is not None:
+            had = [label for label in meets if label not in have]
+        else:
+            had = [card.criterion(cid).label for cid, result in model.criteria.items()
+                   if result.met and (key, cid) not in have]
         concepts = _concepts_missing(card, turn_id, answer.text, user_text)
-        if had or concepts:
-            gaps.append(ModelAnswerGap(title=answer.title, had=had, concepts=concepts))
-    return gaps
+        out.append(ModelAnswerGap(title=answer.title, had=had, concepts=concepts, text=answer.text,
+                                  notes=answer.notes, meets=meets))
+    return out
+
+
+def summarise_rows(view: SessionView) -> list[CriterionSummary]:
+    per_turn = view.card.kind == "meeting"
+    return [CriterionSummary(id=s.criterion, label=s.label, label_ko=s.label_ko, met=s.met,
+                             turn=s.card_turn if per_turn else None)
+            for s in view.result().criteria.values()]
 
 
 def _concepts_missing(card, turn_id: str, model_text: str, user_text: str) -> list[str]:
@@ -147,3 +227,26 @@ def _practise_next(view: SessionView, rows: list[CriterionSummary], scorecards) 
     if longest > 28:
         items.append(LENGTH_TIP)
     return items[:3]
+
+
+def next_steps(view: SessionView, limit: int = 2) -> list[PracticeItem]:
+    """After an answer: the one or two most useful things to do next, most important gap first,
+    then delivery (fillers, hedges, long sentences) of the latest answer."""
+    scored = view.scorecards()
+    if not scored:
+        return []
+    last_turn, last = scored[-1]
+    card_turn = view.card.turns[0].id if view.card.kind == "interview" else last_turn.turn_id
+    items = [
+        PracticeItem(title=c.label, tip=c.tip, tip_ko=c.tip_ko)
+        for c in (view.card.criterion(s.criterion) for s in view.result().missing() if s.card_turn == card_turn)
+    ][:limit]
+    d = last.delivery
+    words = d.word_count or 1
+    if len(items) < limit and d.filler_count / words > 0.03:
+        items.append(FILLER_TIP)
+    if len(items) < limit and d.hedge_count / words > 0.03:
+        items.append(HEDGE_TIP)
+    if len(items) < limit and d.avg_sentence_words > 28:
+        items.append(LENGTH_TIP)
+    return items

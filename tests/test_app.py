@@ -76,10 +76,11 @@ def test_mock_interview_loop_with_summary_and_history():
     assert session_id
 
     at.text_area[0].input("On the TPU pod I profiled the step and rewrote the jit boundaries to remove dynamic shapes.")
-    at.button[0].click().run()
+    at.button(key="send").click().run()
     assert not at.exception, at.exception
     body = texts(at)
-    assert "criteria met" in body
+    assert "so far **2 of 6**" in body
+    assert "Your answer so far: **2 of 6** criteria met" in [e.label for e in at.expander]
     assert ":orange-background[" in body  # evidence highlighted in the answer
     card_follow_ups = ["What was the result, in numbers?", "How did you measure the improvement"]
     assert any(q in body for q in card_follow_ups), body
@@ -87,11 +88,16 @@ def test_mock_interview_loop_with_summary_and_history():
     at.text_area[0].input("Utilization went from 40% to 83%. I did the profiling while my teammate Jisoo handled the "
                           "input pipeline. We considered rewriting the data loader but the profile ruled it out. "
                           "If I did it again, I would add a recompile check to CI from day one.")
-    at.button[0].click().run()
+    at.button(key="send").click().run()
     assert not at.exception
+    body = texts(at)
+    assert "so far **6 of 6**" in body and "❌" not in body
+    assert "tell me the whole story once more, in about 90 seconds" in body
+    at.button(key="skip-retell").click().run()
     body = texts(at)
     assert "Summary" in [s.value for s in at.subheader]
     assert "6 of 6" in body
+    assert "Model answer" in body and "XLA" in body  # the model answers in full
     assert at.get("download_button")
 
     at.switch_page("coach/ui/pages/history.py").run()
@@ -107,7 +113,7 @@ def test_refresh_resumes_the_session_from_the_url():
     at.button(key="meeting-start").click().run()
     session_id = at.query_params["session"]
     at.text_area[0].input("I'm working on the billing migration.")
-    at.button[0].click().run()
+    at.button(key="send").click().run()
 
     fresh = AppTest.from_file(str(REPO / "app.py"), default_timeout=60)
     fresh.session_state["audio_on"] = False
@@ -141,7 +147,7 @@ def test_empty_answer_is_refused_with_a_message():
     at.switch_page("coach/ui/pages/practice.py").run()
     at.button(key="meeting-start").click().run()
     at.text_area[0].input("   ")
-    at.button[0].click().run()
+    at.button(key="send").click().run()
     assert any("empty" in e.value for e in at.error)
 
 
@@ -198,7 +204,7 @@ def test_recording_is_transcribed_into_the_editable_answer_box():
     assert "91" in transcript or "ninety" in transcript.lower(), transcript
     assert _pending_turn(session_id).audio_path
     at.text_area[0].input(transcript + " I did the profiling myself.")
-    at.button[0].click().run()
+    at.button(key="send").click().run()
     turn = _pending_turn(session_id)
     from coach.content import default_library
     from coach.session import PracticeEngine
@@ -207,3 +213,179 @@ def test_recording_is_transcribed_into_the_editable_answer_box():
     first = PracticeEngine(default_library(), open_store()).load(session_id).turns[0]
     assert first.answer_text.endswith("I did the profiling myself.") and first.transcript_json and first.audio_path
     assert turn.kind == "follow-up"
+
+
+# --- the practice loop a coach would run ---------------------------------------------------
+
+
+def _engine():
+    from coach.content import default_library
+    from coach.session import PracticeEngine
+    from coach.store import open_store
+
+    return PracticeEngine(default_library(), open_store())
+
+
+def test_first_screen_starts_the_flagship_interview_in_one_click():
+    at = app()
+    assert at.title[0].value == "Rehearse"
+    assert at.button(key="first-interview") and at.button(key="first-meeting")
+    body = texts(at)
+    assert "Optimizing training on a large GPU/TPU cluster" in body and "record" in body.lower()
+    labels = [e.label for e in at.expander]
+    interviews = [label for label in labels if "cluster" in label.lower() or "training" in label.lower()]
+    assert interviews[0].startswith("Optimizing training on a large GPU/TPU cluster")  # flagship first
+    assert "detector" not in body and "3.0000" not in body  # no rubric internals for learners
+    at.button(key="first-interview").click().run()
+    assert not at.exception, at.exception
+    session_id = at.query_params["session"]
+    assert _engine().load(session_id).card.id == "gpu-cluster-optimization"
+    assert "Tell us concretely" in texts(at) or "Walk me through" in texts(at) or "Pick one optimization" in texts(at)
+    assert at.text_area(key=f"draft-{_pending_turn(session_id).id}")
+
+
+def test_english_mode_shows_no_korean():
+    import re
+
+    at = app()
+    at.session_state["lang"] = "English"
+    at.run()
+    at.switch_page("coach/ui/pages/interview.py").run()
+    at.button(key="interview-start").click().run()
+    body = texts(at) + " ".join(e.label for e in at.expander)
+    assert not re.search(r"[\uac00-\ud7a3]", body), body
+
+
+def test_leaving_and_returning_brings_the_session_back():
+    at = _start_interview()
+    session_id = at.query_params["session"]
+    at.text_area[0].input("On the TPU pod I profiled the step and rewrote the jit boundaries.")
+    at.button(key="send").click().run()
+    pending = _pending_turn(session_id)
+    at.text_area(key=f"draft-{pending.id}").input("Utilization went from").run()  # a draft, not sent
+    at.switch_page("coach/ui/pages/history.py").run()
+    assert not at.exception
+    at.switch_page("coach/ui/pages/interview.py").run()
+    assert not at.exception, at.exception
+    assert at.query_params["session"] == session_id
+    assert "rewrote the jit boundaries" in texts(at)
+    assert at.text_area(key=f"draft-{pending.id}").value == "Utilization went from"
+
+
+def test_history_offers_resume_for_an_active_session():
+    at = _start_interview()
+    session_id = at.query_params["session"]
+    at.text_area[0].input("On the TPU pod I profiled the step and rewrote the jit boundaries.")
+    at.button(key="send").click().run()
+
+    fresh = app()
+    fresh.switch_page("coach/ui/pages/history.py").run()
+    assert not fresh.exception
+    assert "in progress" in texts(fresh) and "T0" not in " ".join(m.value for m in fresh.markdown)
+    fresh.button(key=f"resume-{session_id}").click().run()
+    assert not fresh.exception, fresh.exception
+    assert fresh.query_params["session"] == session_id
+    assert "rewrote the jit boundaries" in texts(fresh)
+
+
+def _chart_rows(chart) -> list[dict]:
+    import json as _json
+
+    spec = _json.loads(chart.proto.spec)
+    rows = []
+    for dataset in spec.get("datasets", {}).values():
+        rows += dataset
+    if not rows:  # data sent beside the spec
+        import pyarrow as pa
+
+        for ds in chart.proto.datasets:
+            rows += pa.ipc.open_stream(ds.data.data).read_all().to_pylist()
+    return rows
+
+
+def test_history_chart_shows_every_session():
+    engine = _engine()
+    card = engine.library.card("gpu-cluster-optimization")
+    weak = engine.start(card.id)
+    engine.submit(weak.id, "I rewrote the jit boundaries myself on the TPU pod.")
+    engine.finish(weak.id)
+    strong = engine.start(card.id)
+    engine.submit(strong.id, card.model_answers[0].text)
+    empty = engine.start(card.id)
+    engine.finish(empty.id)
+
+    at = app()
+    at.switch_page("coach/ui/pages/history.py").run()
+    assert not at.exception, at.exception
+    charts = at.get("vega_lite_chart")
+    assert len(charts) == 2  # skills across cards, and the card's criteria per session
+    rows = _chart_rows(charts[1])
+    sessions = {r["session"] for r in rows}
+    assert len(sessions) == 2, sessions  # each session its own column; the empty one does not count
+    met = {s: sum(r["met"] for r in rows if r["session"] == s) for s in sessions}
+    assert sorted(met.values()) == [1, 6] or min(met.values()) < max(met.values()) == 6
+    import json as _json
+
+    spec = _json.loads(charts[1].proto.spec)
+    assert spec["encoding"]["x"]["type"] == "ordinal" and spec["encoding"]["x"]["field"] == "session"
+
+
+def test_typed_draft_survives_a_recording():
+    at = _start_interview()
+    session_id = at.query_params["session"]
+    pending = _pending_turn(session_id)
+    key = f"draft-{pending.id}"
+    at.text_area(key=key).input("I did the profiling myself.").run()
+    audio = _wav_bytes(REPO / "tests/fixtures/audio/answer.flac")
+    at.audio_input[0].set_value(("answer.wav", audio, "audio/wav")).run()
+    assert not at.exception, at.exception
+    assert at.text_area(key=key).value == "I did the profiling myself."  # not replaced
+    assert any("typed answer is kept" in i.value for i in at.info)
+    at.button(key=f"append-{pending.id}").click().run()
+    value = at.text_area(key=key).value
+    assert value.startswith("I did the profiling myself.") and len(value) > 40
+
+    # the transcript of the saved recording comes back after a reload
+    fresh = AppTest.from_file(str(REPO / "app.py"), default_timeout=60)
+    fresh.session_state["audio_on"] = False
+    fresh.switch_page("coach/ui/pages/interview.py")
+    fresh.query_params["session"] = session_id
+    fresh.run()
+    assert not fresh.exception, fresh.exception
+    restored = fresh.text_area(key=key).value
+    assert "91" in restored or "ninety" in restored.lower(), restored
+
+
+def test_over_long_paste_stays_in_the_box_and_is_not_rescored():
+    at = _start_interview()
+    session_id = at.query_params["session"]
+    pending = _pending_turn(session_id)
+    huge = "I profiled the step. " * 1300
+    at.text_area(key=f"draft-{pending.id}").input(huge)
+    at.button(key="send").click().run()
+    assert not at.exception
+    assert any("limit" in e.value for e in at.error)
+    assert at.text_area(key=f"draft-{pending.id}").value == huge
+    at.run()
+    assert not [b for b in at.button if b.key == "retry-scoring"]
+    assert _pending_turn(session_id).scorecard_json is None
+
+
+def test_ending_asks_first_and_an_empty_session_does_not_count():
+    at = _start_interview()
+    session_id = at.query_params["session"]
+    at.button(key="end").click().run()
+    assert any("will not count" in w.value for w in at.warning)
+    assert _engine().load(session_id).row.status == "active"
+    at.button(key="end-cancel").click().run()
+    assert _engine().load(session_id).row.status == "active"
+    at.button(key="end").click().run()
+    at.button(key="end-confirm").click().run()
+    assert not at.exception
+    assert _engine().load(session_id).row.status == "finished"
+    from coach.progress import criterion_progress
+    from coach.report import history as _history
+
+    engine = _engine()
+    assert criterion_progress(_history(engine.store, library=engine.library), engine.library,
+                              "gpu-cluster-optimization") == []

@@ -75,3 +75,39 @@ def test_report_command_prints_markdown(tmp_path):
     assert report.returncode == 0 and report.stdout.startswith("# Rehearse report")
     missing = run(["report", "nope"], env)
     assert missing.returncode != 0 and "no session" in missing.stderr
+
+
+COVERAGE_ANSWERS = [
+    "I worked on a big cluster and it was a good project overall.",
+    "I personally rewrote the jit boundaries in our JAX training loop to remove dynamic shapes.",
+    "TPU utilization went from 40% to 83% after the change.",
+    "I profiled a few training steps and the trace showed the root cause: recompiles from dynamic shapes.",
+    "I did the profiling myself, while my teammate Jisoo handled the input pipeline and the data loader.",
+    "We considered rewriting the input pipeline first, but rejected it because the profile showed the time was in the graph.",
+    "If I did it again, I would add a recompilation check to CI from day one.",
+    "I owned the JAX training loop on a TPU pod. I profiled the steps and found recompiles from dynamic shapes, "
+    "so I rewrote the jit boundaries. We considered rewriting the input pipeline but rejected it. "
+    "I did the profiling while my teammate Jisoo handled the data loader. Utilization went from 40% to 83%. "
+    "If I did it again, I would add a recompilation check to CI from day one.",
+]
+
+
+def test_piped_interview_covers_the_whole_rubric_then_the_retell(tmp_path):
+    env = {**os.environ, "COACH_DATA_DIR": str(tmp_path)}
+    result = run(["practice", "--card", "gpu-cluster-optimization"], env, input="\n".join(COVERAGE_ANSWERS) + "\n")
+    assert result.returncode == 0, result.stderr
+    session = json.loads(run(["history", "--format", "json"], env).stdout)[0]
+    assert session["status"] == "finished"
+    follow_ups = [t["prompt"] for t in session["turns"] if t["kind"] == "follow-up"]
+    assert len(set(follow_ups)) >= 5, follow_ups
+    assert session["turns"][-1]["kind"] == "retell" and "90 seconds" in session["turns"][-1]["prompt"]
+    outcome = session["result"]
+    assert (outcome["met"], outcome["of"]) == (6, 6), outcome
+    first_met = {cid: c["turn"] for cid, c in outcome["criteria"].items()}
+    assert first_met == {"optimization_experience": 1, "measured_results": 2, "problem_solving": 3,
+                         "teamwork": 4, "options_rejected": 5, "reflection": 6}
+    for cid, criterion in outcome["criteria"].items():
+        turn = session["turns"][criterion["turn"]]
+        assert turn["scorecard"]["criteria"][cid]["met"]
+        answers = [t["answer"] for t in session["turns"] if t["answer"]]
+        assert criterion["evidence"] and all(any(q in a for a in answers) for q in criterion["evidence"])

@@ -56,25 +56,76 @@ def test_evidence_counts_across_answers_and_no_question_repeats(engine):
         assert turn.criterion not in met_before, f"asked about {turn.criterion}, already met"
 
 
-def test_interview_ends_when_all_met(engine):
+def test_complete_first_answer_gets_a_depth_question_then_the_retell(engine):
     view = engine.start("gpu-cluster-optimization")
-    model = engine.library.card("gpu-cluster-optimization").model_answers[1].text
-    result = engine.submit(view.id, model)
+    card = engine.library.card("gpu-cluster-optimization")
+    result = engine.submit(view.id, card.model_answers[1].text)
+    assert not result.finished and result.delta.added and not result.delta.missing
+    pending = engine.load(view.id).pending
+    assert pending.kind == "follow-up" and any(q in pending.prompt for q in card.follow_ups)
+    result = engine.submit(view.id, "The hardest part was finding the extra hops in the trace.")
+    pending = engine.load(view.id).pending
+    assert pending.kind == "retell" and "90 seconds" in pending.prompt
+    result = engine.submit(view.id, card.model_answers[0].text)
     assert result.finished and result.next_prompt is None
     with pytest.raises(SessionFinishedError):
         engine.submit(view.id, "more")
     summary = summarise(engine.load(view.id))
     assert all(row.met and row.evidence for row in summary.criteria)
+    assert summary.retell and summary.retell.first_met == 6 and summary.retell.retell_met == 6
 
 
-def test_interview_stops_at_the_persona_follow_up_limit(engine):
+def test_interview_asks_every_missing_criterion_once_then_the_retell(engine):
     view = engine.start("gpu-cluster-optimization")
-    limit = engine.load(view.id).persona.max_follow_ups
-    for _ in range(limit + 1):
+    card = engine.library.card("gpu-cluster-optimization")
+    for _ in range(20):
         result = engine.submit(view.id, "I am not sure.")
-    assert result.finished
+        if engine.load(view.id).pending.kind == "retell":
+            break
     turns = engine.load(view.id).turns
-    assert sum(t.kind == "follow-up" for t in turns) == limit
+    asked = [t.criterion for t in turns if t.kind == "follow-up"]
+    by_weight = [c.id for c in sorted(card.criteria, key=lambda c: -c.weight)]
+    assert asked == by_weight  # a strict persona: each gap on its own, most important first
+    result = engine.submit(view.id, "I am still not sure.")
+    assert result.finished
+    assert result.result.met == 0 and result.result.of == 6
+
+
+def test_lenient_persona_combines_questions_but_leaves_no_gap_unasked(engine):
+    view = engine.start("gpu-cluster-optimization", "friendly-hiring-manager")
+    for _ in range(20):
+        engine.submit(view.id, "I am not sure.")
+        if engine.load(view.id).pending.kind == "retell":
+            break
+    turns = engine.load(view.id).turns
+    follow_ups = [t for t in turns if t.kind == "follow-up"]
+    asked = [c for t in follow_ups for c in t.criterion.split(",")]
+    assert sorted(asked) == sorted(c.id for c in engine.library.card("gpu-cluster-optimization").criteria)
+    assert len(follow_ups) < 6
+
+
+def test_each_answer_adds_to_one_rubric(engine):
+    view = engine.start("gpu-cluster-optimization")
+    first = engine.submit(view.id, NO_NUMBERS_NO_TEAM)
+    assert set(first.delta.added) == {"optimization_experience", "problem_solving"}
+    second = engine.submit(view.id, "Utilization went from 40% to 83%. " + NO_NUMBERS_NO_TEAM)
+    assert second.delta.added == ["measured_results"]
+    assert set(second.delta.again) == {"optimization_experience", "problem_solving"}
+    assert "optimization_experience" not in second.delta.missing
+    record = history(engine.store)[0]
+    assert record["result"]["met"] == 3 and record["result"]["of"] == 6
+    assert record["result"]["criteria"]["measured_results"]["turn"] == 1
+    assert record["result"]["criteria"]["optimization_experience"]["turn"] == 0
+    assert record["result"]["criteria"]["teamwork"] == {"met": False, "evidence": [], "turn": None}
+
+
+def test_scoring_again_respects_the_length_limit(engine):
+    view = engine.start("status-update")
+    with pytest.raises(AnswerTooLongError):
+        engine.submit(view.id, "I finished the migration. " * 1000)
+    with pytest.raises(AnswerTooLongError):
+        engine.retry_scoring(view.id)
+    assert engine.load(view.id).pending.scorecard_json is None
 
 
 def test_meeting_turns_follow_the_card_with_one_retry(engine, library):
@@ -117,6 +168,7 @@ def test_summary_names_what_the_model_answer_had(engine):
             break
     summary = summarise(engine.load(view.id))
     had = {label for gap in summary.model_answer_gaps for label in gap.had}
+    assert all(gap.text and gap.meets for gap in summary.model_answer_gaps)
     assert "The number that proves it" in had
     assert len(summary.practise_next) == 3
     assert summary.practise_next[0].title == "The number that proves it"

@@ -43,16 +43,21 @@ def _say(text: str) -> None:
 def _print_result(result: TurnResult, persona_name: str) -> None:
     card = result.scorecard
     met = [cid for cid, r in card.criteria.items() if r.met]
-    missing = card.missing()
+    session = result.result
+    delta = result.delta
+    added = delta.added if delta else met
+    missing = delta.missing if delta else card.missing()
     _say(
-        f"Scorecard: overall {card.overall:.2f} | met: {', '.join(met) or 'none'}"
-        f" | missing: {', '.join(missing) or 'none'}"
+        f"Scorecard: overall {card.overall:.2f} | added: {', '.join(added) or 'nothing new'}"
+        f" | still missing: {', '.join(missing) or 'none'}"
     )
     for cid in met:
         quote = card.criteria[cid].evidence[0] if card.criteria[cid].evidence else ""
         _say(f"  + {cid}: \"{quote}\"")
-    total = len(card.criteria)
-    _say(f"  so far in this session: {len(result.session_met)} of {total} criteria met")
+    if session is not None:
+        _say(f"  so far in this session: {session.met} of {session.of} criteria met")
+    else:
+        _say(f"  so far in this session: {len(result.session_met)} of {len(card.criteria)} criteria met")
     for note in result.notes:
         _say(f"  (note: {note})")
     if result.next_prompt:
@@ -111,15 +116,16 @@ def _finish(engine: PracticeEngine, session_id: str) -> int:
 
 
 def run_history(args) -> int:
-    records = history(open_store(load_settings().database_url), limit=args.limit)
+    records = history(open_store(load_settings().database_url), limit=args.limit, library=default_library())
     if args.format == "json":
         print(json.dumps(records, ensure_ascii=False, indent=2))
         return 0
     for record in records:
         answered = sum(1 for t in record["turns"] if t["answer"])
+        result = record["result"]
         print(
             f"{record['id']}  {record['started_at'][:16]}  {record['card']:<28}"
-            f" {record['status']:<9} {answered} answer(s)"
+            f" {record['status']:<9} {answered} answer(s)  {result['met']} of {result['of']} met"
         )
     return 0
 

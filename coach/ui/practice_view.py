@@ -1,17 +1,27 @@
 """The practice conversation, shared by the Practice (meeting) and Mock interview pages.
 
-The session id lives in the URL (?session=…), so a refresh or a server restart resumes it."""
+The session id lives in the URL (?session=…) and in the browser session, so a refresh, a
+server restart or a visit to another page comes back to it. The newest exchange and the
+next question come first on screen; earlier turns and the full rubric are one click away."""
 
 from __future__ import annotations
 
+import json
+
 import streamlit as st
 
+from coach import interviewer
 from coach.errors import CoachError
-from coach.report import markdown_report
+from coach.progress import session_label
+from coach.report import history, markdown_report
+from coach.result import SessionResult
 from coach.session import PracticeEngine, SessionView
-from coach.summary import summarise
-from coach.ui import state, voice, widgets
+from coach.store import Turn
+from coach.summary import next_steps, summarise
+from coach.ui import listening, state, voice, widgets
 from scoring.models import Scorecard
+
+PREVIEW_CHARS = 280  # the newest answer is shown this long; the full text is in its scorecard
 
 
 def render(kind: str) -> None:
@@ -20,30 +30,54 @@ def render(kind: str) -> None:
     if view is None:
         _start_form(engine, kind)
         return
-    _conversation(engine, view)
+    state.remember_session(kind, view.id)
+    _conversation(engine, view, kind)
+
+
+def start(engine: PracticeEngine, kind: str, card_id: str, persona_id: str | None = None) -> str | None:
+    """Start a session and remember it for its page; None (with a message) when it cannot start."""
+    try:
+        view = engine.start(card_id, persona_id, mode="text")
+    except CoachError as exc:
+        st.error(str(exc))
+        return None
+    state.remember_session(kind, view.id)
+    return view.id
 
 
 def _current_session(engine: PracticeEngine, kind: str) -> SessionView | None:
-    session_id = st.query_params.get("session")
+    session_id = st.query_params.get("session") or state.remembered_session(kind)
     if not session_id:
         return None
     try:
         view = engine.load(session_id)
     except CoachError as exc:
         st.error(f"Cannot open session {session_id!r}: {exc}. Start a new one below.")
-        del st.query_params["session"]
+        if "session" in st.query_params:
+            del st.query_params["session"]
+        state.remember_session(kind, None)
         return None
     if view.card.kind != kind:
         return None
+    if st.query_params.get("session") != view.id:
+        st.query_params["session"] = view.id
     return view
 
 
 def _start_form(engine: PracticeEngine, kind: str) -> None:
     library = engine.library
+    korean = state.korean()
     cards = library.cards_of_kind(kind)
     if not cards:
         st.warning("No cards of this kind could be loaded; see the Library page for problems.")
         return
+    unfinished = engine.latest_active(kind)
+    if unfinished is not None and unfinished.answered:
+        record = next((r for r in history(engine.store, limit=50, library=library) if r["id"] == unfinished.id), None)
+        label = session_label(record, library) if record else unfinished.card.title
+        st.info(f"You have an unfinished session: {label}")
+        if st.button("Resume it", type="primary", key=f"{kind}-resume"):
+            _open(kind, unfinished.id)
     requested = st.query_params.get("card")
     if requested and requested not in library.cards:
         st.error(f"Unknown card {requested!r}; pick one below.")
@@ -51,7 +85,7 @@ def _start_form(engine: PracticeEngine, kind: str) -> None:
     index = ids.index(requested) if requested in ids else 0
     card_id = st.selectbox(
         "Card", ids, index=index, key=f"{kind}-card",
-        format_func=lambda cid: f"{library.cards[cid].title} · {library.cards[cid].title_ko}",
+        format_func=lambda cid: widgets.title(library.cards[cid], korean),
     )
     card = library.cards[card_id]
     persona_ids = sorted(library.personas)
@@ -60,67 +94,242 @@ def _start_form(engine: PracticeEngine, kind: str) -> None:
         key=f"{kind}-persona",
         format_func=lambda pid: f"{library.personas[pid].name} — {library.personas[pid].role}",
     )
-    st.caption(card.sections.get("Situation", "").split("\n\n")[0])
+    st.caption(widgets.situation(card, korean))
     if st.button("Start", type="primary", key=f"{kind}-start"):
-        try:
-            view = engine.start(card_id, persona_id, mode="text")
-        except CoachError as exc:
-            st.error(str(exc))
-            return
-        st.query_params["session"] = view.id
-        st.rerun()
+        session_id = start(engine, kind, card_id, persona_id)
+        if session_id:
+            _open(kind, session_id)
 
 
-def _conversation(engine: PracticeEngine, view: SessionView) -> None:
+def _open(kind: str, session_id: str) -> None:
+    state.remember_session(kind, session_id)
+    st.query_params["session"] = session_id
+    st.rerun()
+
+
+def _conversation(engine: PracticeEngine, view: SessionView, kind: str) -> None:
     korean = state.korean()
     card, persona = view.card, view.persona
-    st.markdown(f"**{card.title}** · {card.title_ko} — with {persona.name}, {persona.role}")
-    last_scored = _last_scored(view)
-    for turn in view.turns:
-        with st.chat_message("assistant"):
-            st.markdown(f"**{persona.name}:** {turn.prompt}")
-            if turn is view.pending and state.audio_on():
-                voice.speak(turn.prompt, persona)
-        if turn.answer_text:
-            with st.chat_message("user"):
-                st.text(turn.answer_text)
-                if turn.scorecard_json:
-                    with st.expander("Scorecard", expanded=turn is last_scored):
-                        widgets.scorecard(card, Scorecard.model_validate_json(turn.scorecard_json),
-                                          turn.answer_text, korean)
-                elif turn.error:
-                    st.warning(turn.error)
+    result = view.result()
+    st.markdown(f"**{widgets.title(card, korean)}** — with {persona.name}, {persona.role}")
+    _so_far(result, view, korean)
+    scored = [i for i, t in enumerate(view.turns) if t.scorecard_json]
+    last = scored[-1] if scored else None
+    # the newest exchange (the last answer with its feedback, then the prompt after it) comes
+    # first; every earlier line, the question just answered included, is one click away
+    newest_from = last if last is not None else len(view.turns) - 1
+    if view.finished or view.pending is None:
+        newest_from = len(view.turns)  # finished: the summary comes first, the whole conversation above it
+        last = None
+    if newest_from > 0 or last is not None:
+        count = newest_from + (last is not None)
+        with st.expander(f"The conversation so far ({count} question{'s' if count > 1 else ''})"):
+            for index, turn in enumerate(view.turns[:newest_from]):
+                _exchange(view, index, turn, result, korean, newest=False)
+            if last is not None:
+                _prompt(view, view.turns[last])
+    with st.container(key="newest-exchange"):
+        for index, turn in enumerate(view.turns[newest_from:], start=newest_from):
+            _exchange(view, index, turn, result, korean, newest=True, show_prompt=index != last)
+    if st.session_state.pop("scroll-to-newest", False):
+        widgets.scroll_into_view("newest-exchange", nonce=f"{view.id}-{len(view.turns)}")
     for note in st.session_state.pop("notes", []):
         st.caption(note)
     if view.finished or view.pending is None:
-        _finished(view, korean)
+        _finished(view, korean, kind)
         return
-    _answer_box(engine, view)
+    _answer_box(engine, view, kind)
 
 
-def _last_scored(view: SessionView):
-    scored = [t for t in view.turns if t.scorecard_json]
-    return scored[-1] if scored else None
+def _so_far(result: SessionResult, view: SessionView, korean: bool) -> None:
+    """The session's running result, one line; each criterion with the answer that met it."""
+    with st.expander(f"Your answer so far: **{result.met} of {result.of}** criteria met"):
+        numbers = _answer_numbers(view)
+        for state_ in result.criteria.values():
+            label = widgets.label(state_.label, state_.label_ko, korean)
+            if "/" in state_.key:  # a meeting card with several situations
+                label += f" ({state_.card_turn.replace('-', ' ')})"
+            if state_.met:
+                quote = widgets.escape_md(state_.evidence[0]) if state_.evidence else ""
+                st.markdown(f"✅ **{label}** — answer {numbers.get(state_.turn, '?')}: “{quote}”")
+            else:
+                st.markdown(f"⬜ **{label}** — not yet")
 
 
-def _answer_box(engine: PracticeEngine, view: SessionView) -> None:
+def _answer_numbers(view: SessionView) -> dict[int, int]:
+    """Turn index -> the learner's answer number (1, 2, …)."""
+    numbers, count = {}, 0
+    for index, turn in enumerate(view.turns):
+        if turn.scorecard_json:
+            count += 1
+            numbers[index] = count
+    return numbers
+
+
+def _prompt(view: SessionView, turn: Turn) -> None:
+    card = view.card
+    current = turn is view.pending
+    with st.chat_message("assistant"):
+        hint = interviewer.korean_hint(card, turn.kind, turn.turn_id, turn.criterion)
+        listening.persona_line(turn.prompt, view.persona, current=current, korean_text=hint, key=f"line-{turn.id}")
+        if current and turn.kind == "question" and card.kind == "interview" and card.estimated_seconds:
+            st.caption(f"Aim for about {card.estimated_seconds} seconds: one real project, in your own words.")
+        if current and turn.kind == "retell":
+            seconds = card.estimated_seconds or 90
+            st.caption(f"Your final take: about {seconds} seconds. It is scored and compared with your first answer.")
+
+
+def _exchange(view: SessionView, index: int, turn: Turn, result: SessionResult, korean: bool, newest: bool,
+              show_prompt: bool = True) -> None:
+    card = view.card
+    current = turn is view.pending
+    if show_prompt:
+        _prompt(view, turn)
+    if not turn.answer_text:
+        return
+    with st.chat_message("user"):
+        text = turn.answer_text
+        if newest and len(text) > PREVIEW_CHARS:
+            text = text[:PREVIEW_CHARS].rsplit(" ", 1)[0] + " …"
+        st.text(text)
+        if turn.scorecard_json:
+            scorecard = Scorecard.model_validate_json(turn.scorecard_json)
+            delta = result.deltas.get(index)
+            if turn.kind == "retell":
+                first = view.first_answer()
+                first_met = sum(r.met for r in Scorecard.model_validate_json(first.scorecard_json).criteria.values())
+                met = sum(r.met for r in scorecard.criteria.values())
+                st.markdown(f"Your retell: **{met} of {len(scorecard.criteria)}** in one answer "
+                            f"(your first answer: {first_met} of {len(scorecard.criteria)})")
+            elif delta is not None:
+                widgets.turn_feedback(card, result, delta, korean)
+            if newest:
+                widgets.next_steps(next_steps(view, limit=1), korean)
+            with st.expander("Full scorecard and tips"):
+                widgets.scorecard(card, scorecard, turn.answer_text, korean, session=result, delta=delta)
+        elif turn.error and not current:
+            st.warning(turn.error)
+
+
+def _draft_key(turn: Turn) -> str:
+    return f"draft-{turn.id}"
+
+
+def _restore_draft(engine: PracticeEngine, view: SessionView) -> None:
+    """Bring back what was typed or transcribed for the pending turn (other page, reload)."""
     pending = view.pending
+    key = _draft_key(pending)
+    if key in st.session_state:
+        return
+    drafts = st.session_state.setdefault("drafts", {})
+    if drafts.get(pending.id):
+        st.session_state[key] = drafts[pending.id]
+    elif pending.answer_text:
+        st.session_state[key] = pending.answer_text
+    elif pending.transcript_json:
+        st.session_state[key] = json.loads(pending.transcript_json).get("text", "")
+        st.session_state[f"seen-{pending.id}"] = st.session_state[key]
+
+
+def _take_transcript(engine: PracticeEngine, view: SessionView, transcript: str | None) -> None:
+    """A new transcript fills an empty box; a typed draft is kept and the choice offered."""
+    pending = view.pending
+    if not transcript or st.session_state.get(f"seen-{pending.id}") == transcript:
+        return
+    st.session_state[f"seen-{pending.id}"] = transcript
+    voice_info = voice.pending_transcript(view)
+    if voice_info.get("transcript_json"):
+        try:
+            engine.save_transcript(view.id, voice_info["transcript_json"])
+        except CoachError as exc:
+            st.warning(str(exc))
+    draft = st.session_state.get(_draft_key(pending), "")
+    if not draft.strip() or draft.strip() == transcript.strip():
+        st.session_state[_draft_key(pending)] = transcript
+        st.session_state.setdefault("drafts", {})[pending.id] = transcript
+    else:
+        st.session_state[f"offer-{pending.id}"] = transcript
+
+
+def _use_transcript(turn_id: int, how: str) -> None:
+    offer = st.session_state.pop(f"offer-{turn_id}", "")
+    key = f"draft-{turn_id}"
+    if how == "replace":
+        st.session_state[key] = offer
+    elif how == "append":
+        st.session_state[key] = f"{st.session_state.get(key, '').rstrip()} {offer}".strip()
+    st.session_state.setdefault("drafts", {})[turn_id] = st.session_state.get(key, "")
+
+
+def _answer_box(engine: PracticeEngine, view: SessionView, kind: str) -> None:
+    pending = view.pending
+    limit = engine.settings.max_answer_chars
+    _restore_draft(engine, view)
     if pending.answer_text and pending.status in ("answered", "failed"):
-        st.info("Your last answer is saved but was not scored.")
-        if st.button("Score it again", key="retry-scoring"):
-            _run(lambda: engine.retry_scoring(view.id))
+        if len(pending.answer_text) > limit:
+            st.warning(f"Your last answer is saved but it is {len(pending.answer_text):,} characters, over the "
+                       f"{limit:,} limit. It is still in the box below: shorten it and send it again.")
+        else:
+            st.info("Your last answer is saved but was not scored.")
+            if st.button("Score it again", key="retry-scoring"):
+                _run(lambda: engine.retry_scoring(view.id))
     transcript = voice.recorder(engine, view)
-    with st.form(key=f"answer-{pending.id}", clear_on_submit=True):
-        text = st.text_area("Your answer", value=transcript or "", height=150,
-                            help="Type, or record above and correct the transcript before sending.")
-        sent = st.form_submit_button("Send answer", type="primary")
-    if sent:
-        _run(lambda: engine.submit(view.id, text, **voice.pending_transcript(view)))
-    cols = st.columns(2)
-    if pending.kind == "retry" and cols[0].button("Skip to the next situation", key="skip"):
+    _take_transcript(engine, view, transcript)
+    offer = st.session_state.get(f"offer-{pending.id}")
+    if offer:
+        st.info("Your recording is transcribed. Your typed answer is kept; choose what to do with the transcript:  \n"
+                f"“{widgets.escape_md(offer)}”")
+        cols = st.columns(3)
+        cols[0].button("Replace my text with it", key=f"replace-{pending.id}", on_click=_use_transcript,
+                       args=(pending.id, "replace"))
+        cols[1].button("Add it after my text", key=f"append-{pending.id}", on_click=_use_transcript,
+                       args=(pending.id, "append"))
+        cols[2].button("Keep my text only", key=f"keep-{pending.id}", on_click=_use_transcript,
+                       args=(pending.id, "keep"))
+    text = st.text_area("Your answer", key=_draft_key(pending), height=120,
+                        placeholder="Type your answer, or record it above and correct the transcript.")
+    st.session_state.setdefault("drafts", {})[pending.id] = text
+    if len(text) > limit:
+        st.warning(f"This answer is {len(text):,} characters; the limit is {limit:,}. Shorten it before sending.")
+    cols = st.columns([1, 1, 1])
+    if cols[0].button("Send answer", type="primary", key="send"):
+        _run(lambda: engine.submit(view.id, text, **_voice_for(view, text)))
+    if pending.kind == "retry" and cols[1].button("Skip to the next situation", key="skip"):
         _run(lambda: engine.skip_retry(view.id))
-    if cols[1].button("End session", key="end"):
+    if pending.kind == "retell" and cols[1].button("Skip the retell", key="skip-retell"):
         _run(lambda: engine.finish(view.id))
+    _end_button(engine, view, cols[2])
+
+
+def _voice_for(view: SessionView, text: str) -> dict:
+    """The recording's transcript and timing go with the answer only when its words were sent."""
+    info = voice.pending_transcript(view)
+    spoken = json.loads(info["transcript_json"]).get("text", "") if info.get("transcript_json") else ""
+    if not spoken and view.pending.transcript_json:
+        spoken = json.loads(view.pending.transcript_json).get("text", "")
+        info = {"transcript_json": view.pending.transcript_json}
+    if spoken and spoken.strip() and spoken.strip() in text:
+        return info
+    return {}
+
+
+def _end_button(engine: PracticeEngine, view: SessionView, column) -> None:
+    key = f"confirm-end-{view.id}"
+    if column.button("End session", key="end"):
+        st.session_state[key] = True
+    if not st.session_state.get(key):
+        return
+    if view.answered:
+        st.warning("End this session now? You will see the summary; questions not answered yet stay open gaps.")
+    else:
+        st.warning("End this session? Nothing is answered yet, so it will not count in your progress.")
+    cols = st.columns(2)
+    if cols[0].button("Yes, end it", type="primary", key="end-confirm"):
+        st.session_state.pop(key, None)
+        _run(lambda: engine.finish(view.id))
+    if cols[1].button("Keep practising", key="end-cancel"):
+        st.session_state.pop(key, None)
+        st.rerun()
 
 
 def _run(action) -> None:
@@ -132,11 +341,12 @@ def _run(action) -> None:
     notes = getattr(result, "notes", None)
     if notes:
         st.session_state["notes"] = notes
+    st.session_state["scroll-to-newest"] = True
     voice.clear()
     st.rerun()
 
 
-def _finished(view: SessionView, korean: bool) -> None:
+def _finished(view: SessionView, korean: bool, kind: str) -> None:
     st.success(view.persona.closing)
     result = summarise(view)
     widgets.summary(result, korean)
@@ -147,5 +357,6 @@ def _finished(view: SessionView, korean: bool) -> None:
         mime="text/markdown",
     )
     if st.button("Practise again", key="again"):
+        state.remember_session(kind, None)
         del st.query_params["session"]
         st.rerun()

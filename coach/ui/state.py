@@ -55,3 +55,28 @@ def korean() -> bool:
 
 def audio_on() -> bool:
     return st.session_state.get("audio_on", True)
+
+
+def autoplay() -> bool:
+    """The persona's new line plays by itself (the sidebar toggle turns that off)."""
+    return st.session_state.get("autoplay", True)
+
+
+def hide_text() -> bool:
+    """Listening practice: the persona's new line is hidden until the learner asks for it."""
+    return st.session_state.get("hide_text", False)
+
+
+ACTIVE = "active-session-{kind}"
+
+
+def remember_session(kind: str, session_id: str | None) -> None:
+    """The session open on a page, so leaving the page and coming back brings it back."""
+    if session_id:
+        st.session_state[ACTIVE.format(kind=kind)] = session_id
+    else:
+        st.session_state.pop(ACTIVE.format(kind=kind), None)
+
+
+def remembered_session(kind: str) -> str | None:
+    return st.session_state.get(ACTIVE.format(kind=kind))

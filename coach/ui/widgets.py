@@ -4,12 +4,32 @@ All author and user text is rendered as Markdown without HTML; user text is esca
 
 from __future__ import annotations
 
+import re
+
 import streamlit as st
 
 from coach.content import Card
-from coach.report import escape_md, summary_markdown
+from coach.report import escape_md
+from coach.result import SessionResult, TurnDelta
 from coach.summary import Summary
 from scoring.models import Scorecard
+
+
+def scroll_into_view(container_key: str, nonce: str) -> None:
+    """Bring a keyed container to the top of the screen (after an answer: the newest exchange
+    and the next question), on desktop and on a phone."""
+    from streamlit.components.v1 import html
+
+    html(
+        f"""<script>/* {nonce} */
+        const go = () => {{
+          const el = window.parent.document.querySelector(".st-key-{container_key}");
+          if (el) el.scrollIntoView({{block: "start"}});
+        }};
+        setTimeout(go, 150); setTimeout(go, 700);
+        </script>""",
+        height=0,
+    )
 
 
 def highlighted(answer: str, evidence: list[str]) -> str:
@@ -31,36 +51,107 @@ def highlighted(answer: str, evidence: list[str]) -> str:
     return "".join(out)
 
 
-def scorecard(card: Card, result: Scorecard, answer: str, korean: bool) -> None:
+def has_hangul(text: str) -> bool:
+    return any("\uac00" <= ch <= "\ud7a3" or "\u3131" <= ch <= "\u318e" for ch in text)
+
+
+_KO_ASIDE = re.compile(r"\s*[(（][^()（）]*[\uac00-\ud7a3][^()（）]*[)）]")
+
+
+def english_only(text: str) -> str:
+    """Author text for English mode: Korean asides in brackets removed, Korean-only lines dropped."""
+    lines = [_KO_ASIDE.sub("", line) for line in text.splitlines()]
+    return "\n".join(line for line in lines if not has_hangul(line))
+
+
+def title(card: Card, korean: bool) -> str:
+    return f"{card.title} · {card.title_ko}" if korean and card.title_ko else card.title
+
+
+def label(text: str, text_ko: str, korean: bool) -> str:
+    return f"{text} · {text_ko}" if korean and text_ko else text
+
+
+def situation(card: Card, korean: bool) -> str:
+    """The card's situation: its English paragraphs; the Korean ones too in Korean mode."""
+    paragraphs = [p.strip() for p in card.sections.get("Situation", "").split("\n\n") if p.strip()]
+    return "\n\n".join(p if korean else english_only(p) for p in paragraphs if korean or not has_hangul(p))
+
+
+def _first_sentence(text: str) -> str:
+    text = " ".join(text.split())
+    end = text.find(". ")
+    return text if end < 0 else text[: end + 1]
+
+
+def turn_feedback(card: Card, result: SessionResult, delta: TurnDelta, korean: bool) -> None:
+    """What one answer added to the session's rubric, and what is still missing: one or two lines."""
+    def names(keys: list[str]) -> str:
+        return ", ".join(result.criteria[k].label for k in keys)
+
+    added = f"✅ Added: **{names(delta.added)}**" if delta.added else "No new criterion in this answer"
+    st.markdown(f"{added} · so far **{delta.met_so_far} of {delta.of}**")
+    turn_of = {k: result.criteria[k].card_turn for k in delta.added + delta.again}
+    card_turn = next(iter(turn_of.values()), None)
+    missing = [k for k in delta.missing if card_turn is None or result.criteria[k].card_turn == card_turn]
+    if missing:
+        st.caption(f"Still missing: {names(missing)}")
+
+
+def next_steps(items, korean: bool) -> None:
+    """The one or two most useful next steps after an answer (English, and Korean in Korean mode)."""
+    for item in items:
+        tip = f"{item.tip}  \n{item.tip_ko}" if korean else item.tip
+        st.markdown(f"👉 **{item.title}**: {tip}")
+
+
+def scorecard(card: Card, result: Scorecard, answer: str, korean: bool,
+              session: SessionResult | None = None, delta: TurnDelta | None = None) -> None:
+    """One answer against the rubric. With the session's result, criteria an earlier answer
+    covered show as covered, never as missing; tips are for what is still missing."""
     met = sum(r.met for r in result.criteria.values())
-    st.markdown(f"**Scorecard** — {met} of {len(result.criteria)} criteria met · overall {result.overall:.2f}")
+    st.markdown(f"**This answer on its own** — {met} of {len(result.criteria)} criteria")
     all_evidence = [q for r in result.criteria.values() if r.met for q in r.evidence]
     st.markdown(highlighted(answer, all_evidence))
+    earlier = set()
+    if session is not None and delta is not None:
+        earlier = {session.criteria[k].criterion for k, s in session.criteria.items()
+                   if s.met and s.turn is not None and s.turn < delta.index}
     for cid, criterion_result in result.criteria.items():
-        criterion = card.criterion(cid)
-        label = f"{criterion.label} · {criterion.label_ko}" if korean else criterion.label
-        mark = "✅" if criterion_result.met else "❌"
-        st.markdown(f"{mark} **{label}** — {escape_md(criterion_result.reason)}")
-        for quote in criterion_result.evidence[:2]:
-            st.caption(f"“{escape_md(quote)}”")
+        known = cid in {c.id for c in card.criteria}
+        criterion = card.criterion(cid) if known else None
+        name = label(criterion.label, criterion.label_ko, korean) if criterion else cid
+        if criterion_result.met:
+            st.markdown(f"✅ **{name}**")
+            for quote in criterion_result.evidence[:2]:
+                st.caption(f"“{escape_md(quote)}”")
+        elif cid in earlier:
+            st.markdown(f"☑️ **{name}** — covered in an earlier answer")
+        else:
+            what = _first_sentence(criterion.definition) if criterion else ""
+            st.markdown(f"⬜ **{name}** — not in this answer. {escape_md(what)}")
     if result.llm:
-        _llm_opinion(result)
+        _llm_opinion(card, result)
     delivery(result)
     for item in result.feedback:
+        if item.criterion in earlier:
+            continue
         tip = f"{item.tip}  \n{item.tip_ko}" if korean else item.tip
         st.info(f"**{item.label}**: {tip}")
 
 
-def _llm_opinion(result: Scorecard) -> None:
+def _llm_opinion(card: Card, result: Scorecard) -> None:
     info = result.llm or {}
     if info.get("status") != "ok":
         st.caption(f"Second opinion: {info.get('note') or info.get('status')}")
         return
+    labels = {c.id: c.label for c in card.criteria}
     for item in info.get("disagreements", []):
-        verdict = "applied" if item.get("applied") else "not applied (no verbatim evidence)"
+        verdict = "its view was used" if item.get("applied") else "its view was not used: it quoted nothing you said"
+        seen = lambda v: "shown" if v else "not shown"  # noqa: E731
         st.warning(
-            f"The model and the rubric disagree on **{item.get('criterion')}** "
-            f"(rubric: {item.get('rubric')}, model: {item.get('llm')}; {verdict})."
+            f"The AI second opinion differs on **{labels.get(item.get('criterion'), item.get('criterion'))}** "
+            f"(rules: {seen(item.get('rubric'))}, AI: {seen(item.get('llm'))}; {verdict})."
         )
 
 
@@ -84,23 +175,78 @@ def delivery(result: Scorecard) -> None:
 
 def summary(result: Summary, korean: bool) -> None:
     st.subheader("Summary")
-    st.markdown(f"**{sum(c.met for c in result.criteria)} of {len(result.criteria)}** criteria met.")
-    st.markdown(summary_markdown(result, korean))
+    met = sum(c.met for c in result.criteria)
+    st.markdown(f"**{met} of {len(result.criteria)}** criteria met in this session.")
+    for row in result.criteria:
+        name = label(row.label, row.label_ko, korean)
+        where = f" ({row.turn})" if row.turn else ""
+        if row.met:
+            quote = f" — “{escape_md(row.evidence[0])}”" if row.evidence else ""
+            st.markdown(f"✅ **{name}**{where}{quote}")
+        else:
+            st.markdown(f"⬜ **{name}**{where} — not shown yet")
+    if result.retell:
+        r = result.retell
+        spoken = f", {r.retell_seconds:.0f} s of {r.target_seconds} s" if r.retell_seconds else ""
+        line = (f"**Your retell:** {r.retell_met} of {r.of} criteria in one answer ({r.retell_words} words{spoken}); "
+                f"your first answer had {r.first_met} of {r.of} ({r.first_words} words).")
+        if r.gained:
+            line += f" Now included: {', '.join(r.gained)}."
+        if r.lost:
+            line += f" Left out this time: {', '.join(r.lost)}."
+        st.markdown(line)
+    if result.practise_next:
+        st.markdown("**Practise next**")
+        next_steps(result.practise_next, korean)
+    else:
+        st.markdown("Every criterion was met. Try another card, or this one again for a new variant.")
+    if result.model_answer_gaps:
+        st.markdown("#### Model answers beside your best answer")
+        tabs = st.tabs([gap.title for gap in result.model_answer_gaps])
+        for tab, gap in zip(tabs, result.model_answer_gaps, strict=True):
+            with tab:
+                left, right = st.columns(2)
+                with left:
+                    if result.best:
+                        st.markdown(f"**Your best answer** ({len(result.best.met)} of {result.best.of})")
+                        st.text(result.best.text)
+                        st.caption("Meets: " + (", ".join(result.best.met) or "none yet"))
+                    else:
+                        st.markdown("**Your answers**")
+                with right:
+                    st.markdown("**Model answer**")
+                    st.markdown(gap.text)
+                    st.caption("Meets: " + (", ".join(gap.meets) or "—"))
+                lacked = gap.had + [f"the idea of {c}" for c in gap.concepts]
+                if lacked:
+                    st.markdown(f"**It had what yours lacked:** {', '.join(lacked)}")
+                else:
+                    st.markdown("Your best answer covered everything this one did.")
 
 
-def card_preview(card: Card, korean: bool) -> None:
-    st.markdown(f"### {card.title}")
-    st.caption(f"{card.title_ko} · {card.kind} · {card.level} · tags: {', '.join(card.tags)} · persona: {card.persona}")
+def card_preview(card: Card, korean: bool, author: bool = False) -> None:
+    """A card for learners (what it asks and what a good answer shows); `author` adds the
+    rubric's detectors, weights and variants for content authors."""
+    st.caption(" · ".join(x for x in (card.level, ", ".join(card.tags)) if x))
+    st.markdown(situation(card, korean))
+    for turn in card.turns:
+        st.markdown(f"**{'Question' if card.kind == 'interview' else turn.id}:** {turn.prompt}")
+        if turn.prompt_ko and korean:
+            st.caption(turn.prompt_ko)
+    st.markdown("**What a good answer shows**")
+    for c in card.criteria:
+        st.markdown(f"- **{label(c.label, c.label_ko, korean)}**: {_first_sentence(c.definition)}")
     for name, text in card.sections.items():
-        if name == "Model answers":
+        if name in ("Model answers", "Situation"):
             continue
-        with st.expander(name, expanded=name == "Situation"):
-            st.markdown(text)
-    with st.expander("Turns and rubric", expanded=True):
+        with st.expander(name):
+            st.markdown(text if korean else english_only(text))
+    if not author:
+        return
+    with st.expander("For authors: turns and rubric", expanded=False):
+        st.caption(f"id: {card.id} · persona: {card.persona}")
         for turn in card.turns:
             st.markdown(f"**{turn.id}** — {turn.prompt}")
-            if turn.prompt_ko:
-                st.caption(turn.prompt_ko)
             for variant in turn.variants:
                 st.caption(f"variant: {variant}")
         st.table(
@@ -110,7 +256,7 @@ def card_preview(card: Card, korean: bool) -> None:
                     "label": c.label,
                     "label_ko": c.label_ko,
                     "detector": c.detector.type,
-                    "weight": c.weight,
+                    "weight": f"{c.weight:g}",
                     "what counts": c.definition,
                     "tip": f"{c.tip} / {c.tip_ko}" if korean else c.tip,
                 }

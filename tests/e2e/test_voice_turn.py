@@ -105,7 +105,7 @@ def test_voice_answer_is_transcribed_scored_and_followed_up(app_url, spoken_answ
         page.wait_for_function(
             """(questions) => {
                 const text = document.body.innerText;
-                return questions.some(q => text.includes(q)) && text.includes("Counted from the transcript")
+                return questions.some(q => text.includes(q)) && text.includes("so far")
                     && text.trim().endsWith("End session");
             }""",
             arg=follow_ups,

@@ -3,58 +3,99 @@ import pandas as pd
 import streamlit as st
 
 from coach.errors import CoachError
-from coach.progress import criterion_progress
+from coach.progress import answered, criterion_progress, session_label, weak_skills
 from coach.report import history, markdown_report
 from coach.summary import summarise
 from coach.ui import state, widgets
 from scoring.models import Scorecard
 
+KIND_PAGES = {"meeting": "coach/ui/pages/practice.py", "interview": "coach/ui/pages/interview.py"}
+
 st.title("History")
+library = state.library()
 try:
-    records = history(state.store())
+    records = history(state.store(), library=library)
 except CoachError as exc:
     st.error(str(exc))
     st.stop()
 if not records:
-    st.info("No sessions yet. Start one on the Practice or Mock interview page.")
+    st.info("No sessions yet. Start one on the Start page.")
     st.stop()
 
-library = state.library()
-practised = sorted({r["card"] for r in records})
-card_id = st.selectbox("Progress for card", practised,
-                       format_func=lambda cid: library.cards[cid].title if cid in library.cards else cid)
-rows = criterion_progress(records, library, card_id)
-if rows:
-    chart = (
-        alt.Chart(pd.DataFrame(rows))
-        .mark_rect()
-        .encode(
-            x=alt.X("started_at:T", title="Session"),
-            y=alt.Y("label:N", title="Criterion"),
-            color=alt.Color("met:O", scale=alt.Scale(domain=[0, 1], range=["#f4c7c3", "#8bc34a"]),
-                            legend=alt.Legend(title="Met")),
-            tooltip=["session", "started_at", "criterion", "met"],
-        )
-    )
-    st.altair_chart(chart, width="stretch")
+active = [r for r in records if r["status"] == "active" and r["card"] in library.cards]
+if active:
+    st.markdown("##### Unfinished sessions")
+    for record in active[:5]:
+        cols = st.columns([4, 1])
+        cols[0].markdown(session_label(record, library))
+        if cols[1].button("Resume", key=f"resume-{record['id']}"):
+            kind = library.cards[record["card"]].kind
+            state.remember_session(kind, record["id"])
+            st.switch_page(KIND_PAGES[kind], query_params={"session": record["id"]})
 
-labels = {r["id"]: f"{r['started_at'][:16]} · {r['card']} · {r['status']}" for r in records}
+done = [r for r in records if answered(r)]
+if done:
+    st.markdown("##### Skills across all cards")
+    skills = weak_skills(records, library)
+    st.caption("How often each skill was shown in the sessions that practised it, weakest first.")
+    frame = pd.DataFrame(skills)
+    frame["share"] = frame["met"].astype(str) + " of " + frame["sessions"].astype(str)
+    base = alt.Chart(frame).encode(
+        y=alt.Y("skill:N", title=None, sort=None, axis=alt.Axis(labelLimit=260)),
+        tooltip=[alt.Tooltip("skill:N", title="Skill"), alt.Tooltip("share:N", title="Sessions where it was met"),
+                 alt.Tooltip("cards:Q", title="Cards")],
+    )
+    bars = base.mark_bar().encode(
+        x=alt.X("rate:Q", title="Sessions where it was met", scale=alt.Scale(domain=[0, 1]),
+                axis=alt.Axis(format="%")),
+        color=alt.Color("rate:Q", scale=alt.Scale(domain=[0, 1], range=["#e57373", "#8bc34a"]), legend=None),
+    )
+    counts = base.mark_text(align="left", dx=4, color="#444").encode(x=alt.X("rate:Q"), text="share:N")
+    skill_chart = (bars + counts).properties(height=alt.Step(24))
+    st.altair_chart(skill_chart, width="stretch")
+
+    def card_title(cid: str) -> str:
+        return library.cards[cid].title if cid in library.cards else cid
+
+    practised = list(dict.fromkeys(r["card"] for r in done))  # the most recently practised first
+    card_id = st.selectbox("Progress for card", practised, format_func=card_title)
+    rows = criterion_progress(records, library, card_id)
+    if rows:
+        order = [r["session"] for r in sorted(rows, key=lambda r: r["order"])]
+        chart = (
+            alt.Chart(pd.DataFrame(rows))
+            .mark_rect(stroke="white", strokeWidth=2)
+            .encode(
+                x=alt.X("session:O", title="Session (UTC)", sort=list(dict.fromkeys(order)),
+                        axis=alt.Axis(labelAngle=0, orient="top")),
+                y=alt.Y("label:N", title=None, sort=None, axis=alt.Axis(labelLimit=260)),
+                color=alt.Color("verdict:N", scale=alt.Scale(domain=["met", "not yet"], range=["#8bc34a", "#f4c7c3"]),
+                                legend=alt.Legend(title=None, orient="top")),
+                tooltip=[alt.Tooltip("session:O", title="Session"), alt.Tooltip("label:N", title="Criterion"),
+                         alt.Tooltip("verdict:N", title="Result"), alt.Tooltip("result:N", title="Session result")],
+            )
+        ).properties(width=alt.Step(96), height=alt.Step(28))
+        st.altair_chart(chart, width="content")
+
+st.markdown("##### Sessions")
+labels = {r["id"]: session_label(r, library) for r in records}
 session_id = st.selectbox("Session", list(labels), format_func=labels.get)
 record = next(r for r in records if r["id"] == session_id)
+card = library.cards.get(record["card"])
+korean = state.korean()
 for turn in record["turns"]:
     with st.chat_message("assistant"):
         st.markdown(turn["prompt"])
     if turn["answer"]:
         with st.chat_message("user"):
             st.text(turn["answer"])
-            if turn["scorecard"] and record["card"] in library.cards:
+            if turn["scorecard"] and card:
                 with st.expander("Scorecard"):
-                    widgets.scorecard(library.cards[record["card"]], Scorecard.model_validate(turn["scorecard"]),
-                                      turn["answer"], state.korean())
-if record["card"] in library.cards:
+                    widgets.scorecard(card, Scorecard.model_validate(turn["scorecard"]), turn["answer"], korean)
+if card:
     try:
         view = state.engine().load(session_id)
-        st.download_button("Download the report (Markdown)", markdown_report(view, summarise(view), state.korean()),
+        st.download_button("Download the report (Markdown)", markdown_report(view, summarise(view), korean),
                            file_name=f"rehearse-{record['card']}-{session_id[:8]}.md", mime="text/markdown")
     except CoachError as exc:
         st.warning(str(exc))

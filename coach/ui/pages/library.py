@@ -1,21 +1,49 @@
 import streamlit as st
 
-from coach.ui import state, widgets
+from coach.ui import practice_view, state, widgets
 
-st.title("Library")
+KIND_PAGES = {"meeting": "coach/ui/pages/practice.py", "interview": "coach/ui/pages/interview.py"}
+
+korean = state.korean()
 library = state.library()
+engine = state.engine()
+
+st.title("Rehearse")
+st.markdown("Practise English for meetings and technical interviews: a persona asks, you answer, "
+            "and you see what your answer showed and what to add next."
+            + (" 회의와 기술 면접 영어를 연습하세요." if korean else ""))
+
+st.markdown("##### Start here")
+left, right = st.columns(2)
+for column, kind, heading in ((left, "interview", "Mock interview"), (right, "meeting", "Meeting drill")):
+    card = library.starter(kind)
+    with column.container(border=True):
+        if card is None:
+            st.caption(f"No {heading.lower()} cards could be loaded.")
+            continue
+        st.markdown(f"**{heading}** · about {card.estimated_seconds or 60} s an answer")
+        st.markdown(widgets.title(card, korean))
+        if st.button(f"Start the {heading.lower()}", type="primary", key=f"first-{kind}", width="stretch"):
+            session_id = practice_view.start(engine, kind, card.id)
+            if session_id:
+                st.switch_page(KIND_PAGES[kind], query_params={"session": session_id})
+st.caption("Answer by typing, or record with the microphone: your recording is transcribed on this computer "
+           "and you can correct the text before sending. Turn the persona's voice off in the sidebar.")
+
 if library.problems:
     with st.expander(f"⚠️ {len(library.problems)} content problem(s) — the rest loaded", expanded=True):
         for problem in library.problems:
             st.code(str(problem), language=None)
 
+st.subheader("Library")
 query = st.text_input("Search", placeholder="title, id or tag")
 chosen_tags = st.multiselect("Tags", sorted({tag for card in library.cards.values() for tag in card.tags}))
-for kind, heading in (("meeting", "Meeting drills"), ("interview", "Interview questions")):
+author = st.toggle("Author view (rubric details)", key="author_view",
+                   help="Shows each card's detectors, weights, variants and model answers, for content authors.")
+for kind, heading in (("interview", "Interview questions"), ("meeting", "Meeting drills")):
     cards = library.search(kind, query, chosen_tags)
-    st.subheader(f"{heading} ({len(cards)})")
+    st.markdown(f"#### {heading} ({len(cards)})")
     for card in cards:
-        with st.expander(f"{card.title} · {card.title_ko}"):
-            widgets.card_preview(card, state.korean())
-            page = "coach/ui/pages/practice.py" if kind == "meeting" else "coach/ui/pages/interview.py"
-            st.page_link(page, label="Practise this card", icon="▶️", query_params={"card": card.id})
+        with st.expander(widgets.title(card, korean)):
+            st.page_link(KIND_PAGES[kind], label="Practise this card", icon="▶️", query_params={"card": card.id})
+            widgets.card_preview(card, korean, author=author)

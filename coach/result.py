@@ -1,0 +1,119 @@
+"""One rubric per session: the running result across a session's answers, and what each
+answer added to it.
+
+A criterion is met for the session once any answer meets it; `turn` is the index (in the
+session's turns) of the answer that first met it. Interview cards and single-turn meeting
+cards key the result by criterion id. A meeting card with several situations asks the same
+criteria in each, so its keys are `<card turn>/<criterion id>`.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+
+from coach.content import Card
+from coach.store import Turn
+
+
+@dataclass
+class CriterionState:
+    key: str
+    criterion: str
+    card_turn: str
+    label: str
+    label_ko: str
+    weight: float
+    met: bool = False
+    evidence: list[str] = field(default_factory=list)
+    turn: int | None = None  # index in the session's turns of the answer that first met it
+
+    def to_json(self) -> dict:
+        return {"met": self.met, "evidence": list(self.evidence), "turn": self.turn}
+
+
+@dataclass
+class TurnDelta:
+    """What one scored answer did to the session's result."""
+
+    index: int
+    added: list[str] = field(default_factory=list)  # keys first met by this answer
+    again: list[str] = field(default_factory=list)  # keys this answer met that an earlier one had met
+    missing: list[str] = field(default_factory=list)  # keys still missing after it, most important first
+    met_so_far: int = 0
+    of: int = 0
+
+
+@dataclass
+class SessionResult:
+    criteria: dict[str, CriterionState]
+    deltas: dict[int, TurnDelta] = field(default_factory=dict)  # by turn index
+
+    @property
+    def met(self) -> int:
+        return sum(c.met for c in self.criteria.values())
+
+    @property
+    def of(self) -> int:
+        return len(self.criteria)
+
+    def missing(self) -> list[CriterionState]:
+        """Criteria not met yet, most important first (card order on ties)."""
+        return sorted((c for c in self.criteria.values() if not c.met), key=lambda c: -c.weight)
+
+    def met_ids(self, card_turn: str | None = None) -> list[str]:
+        return [c.criterion for c in self.criteria.values()
+                if c.met and (card_turn is None or c.card_turn == card_turn)]
+
+    def to_json(self) -> dict:
+        return {"met": self.met, "of": self.of,
+                "criteria": {key: state.to_json() for key, state in self.criteria.items()}}
+
+
+def card_turn_of(card: Card | None, turn: Turn) -> str:
+    """The card turn a session turn is scored against (interviews: always the main question)."""
+    if card is not None and card.kind == "interview":
+        return card.turns[0].id
+    return turn.turn_id
+
+
+def _blank(card: Card) -> dict[str, CriterionState]:
+    turn_ids = [card.turns[0].id] if card.kind == "interview" else [t.id for t in card.turns]
+    per_turn = len(turn_ids) > 1
+    states = {}
+    for turn_id in turn_ids:
+        for criterion in card.criteria_for(turn_id):
+            key = f"{turn_id}/{criterion.id}" if per_turn else criterion.id
+            states[key] = CriterionState(key, criterion.id, turn_id, criterion.label, criterion.label_ko,
+                                         criterion.weight)
+    return states
+
+
+def session_result(card: Card | None, turns: list[Turn]) -> SessionResult:
+    """The session's result from its turns (store rows), oldest first."""
+    states = _blank(card) if card is not None else {}
+    per_turn = card is not None and card.kind == "meeting" and len(card.turns) > 1
+    result = SessionResult(states)
+    for index, turn in enumerate(turns):
+        if not turn.scorecard_json:
+            continue
+        criteria = json.loads(turn.scorecard_json).get("criteria") or {}
+        card_turn = card_turn_of(card, turn)
+        delta = TurnDelta(index)
+        for cid, verdict in criteria.items():
+            key = f"{card_turn}/{cid}" if per_turn else cid
+            state = states.get(key)
+            if state is None:  # a card edited since, or not in the library: keep what was scored
+                state = states[key] = CriterionState(key, cid, card_turn, cid, cid, 1.0)
+            if not verdict.get("met"):
+                continue
+            if state.met:
+                delta.again.append(key)
+            else:
+                state.met, state.turn = True, index
+                delta.added.append(key)
+            state.evidence += [e for e in verdict.get("evidence") or [] if e not in state.evidence]
+        delta.missing = [c.key for c in result.missing()]
+        delta.met_so_far, delta.of = result.met, result.of
+        result.deltas[index] = delta
+    return result

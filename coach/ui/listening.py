@@ -1,0 +1,55 @@
+"""Listening practice: the persona's line plays by itself, can be hidden until heard, replayed
+slower, and shown in Korean on demand. Speech comes from coach.tts, cached per line."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from coach.content import Persona
+from coach.errors import CoachError
+from coach.ui import state
+
+SLOWER = 0.7  # the slower replay's speaking rate, relative to the persona's
+
+
+@st.cache_data(show_spinner=False, max_entries=512)
+def _speech(text: str, voice: str, rate: int, pitch: int) -> bytes:
+    from coach import tts
+    from coach.content import Voice
+
+    return tts.synthesize(text, Voice(voice=voice, rate=rate, pitch=pitch), state.settings())
+
+
+def _audio(text: str, persona: Persona, rate: int, autoplay: bool = False) -> bool:
+    try:
+        data = _speech(text, persona.voice.voice, rate, persona.voice.pitch)
+    except CoachError as exc:
+        st.caption(f"(The voice is not available here: {exc}. Read the text instead.)")
+        return False
+    st.audio(data, format="audio/wav", autoplay=autoplay)
+    return True
+
+
+def persona_line(text: str, persona: Persona, *, current: bool, korean_text: str | None, key: str) -> None:
+    """One line of the persona, with its player; the current line plays by itself when asked."""
+    voice_on = state.audio_on()
+    hide = current and voice_on and state.hide_text()
+    if hide:
+        st.markdown(f"**{persona.name}** is speaking. Listen first, then answer.")
+    else:
+        st.markdown(f"**{persona.name}:** {text}")
+    played = voice_on and _audio(text, persona, persona.voice.rate, autoplay=current and state.autoplay())
+    if not current:
+        return
+    korean_text = korean_text if state.korean() else None
+    parts = [name for name, wanted in (("Show the text", hide), ("Slower replay", played), ("한국어", korean_text))
+             if wanted]
+    if not parts:
+        return
+    with st.expander(" · ".join(parts)):
+        if hide:
+            st.markdown(text)
+        if played:
+            _audio(text, persona, max(80, int(persona.voice.rate * SLOWER)))
+        if korean_text:
+            st.markdown(korean_text)

@@ -1,0 +1,97 @@
+"""The practice loop in a real browser (Debian chromium): after an answer, the newest exchange
+and the next question are on screen without scrolling, on a desktop and on a phone.
+
+With REHEARSE_SCREENS=<folder>, it also saves screenshots of every page it passes through."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from tests.e2e.test_voice_turn import CHROMIUM, app_url  # noqa: F401  (the app server fixture)
+
+pytestmark = pytest.mark.e2e
+
+SIZES = {"desktop": (1400, 1000), "phone": (390, 844)}
+FIRST = "On the TPU pod I profiled the training step and rewrote the jit boundaries to remove dynamic shapes."
+SECOND = "TPU utilization went from 40% to 83% after the change."
+FOLLOW_UPS = ["What was the result, in numbers?", "How did you measure the improvement",
+              "How did you work with your team", "What was your part"]
+
+
+def _shot(page, name: str) -> None:
+    folder = os.environ.get("REHEARSE_SCREENS")
+    if folder:
+        Path(folder).mkdir(parents=True, exist_ok=True)
+        page.wait_for_timeout(600)
+        page.screenshot(path=str(Path(folder) / f"{name}.png"))
+
+
+def _settled(page) -> None:
+    """Streamlit streams a rerun: wait until the app has stopped running."""
+    page.wait_for_timeout(400)
+    page.wait_for_function(
+        "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=60_000)
+    page.wait_for_timeout(300)
+
+
+def _in_view(page, text: str) -> dict:
+    return page.evaluate(
+        """(text) => {
+            const nodes = [...document.querySelectorAll('[data-testid="stChatMessage"] p, [data-testid="stMarkdownContainer"] p')]
+                .filter(n => n.innerText.includes(text));
+            if (!nodes.length) return {found: false};
+            const r = nodes[nodes.length - 1].getBoundingClientRect();
+            return {found: true, top: r.top, bottom: r.bottom, height: window.innerHeight};
+        }""",
+        text,
+    )
+
+
+def _send(page, text: str) -> None:
+    box = page.get_by_role("textbox", name="Your answer")
+    box.fill(text)
+    box.press("Tab")
+    _settled(page)
+    page.get_by_role("button", name="Send answer").click()
+    _settled(page)
+
+
+@pytest.mark.parametrize("size", list(SIZES))
+def test_next_question_is_in_view_after_an_answer(app_url, size):  # noqa: F811
+    from playwright.sync_api import expect, sync_playwright
+
+    assert Path(CHROMIUM).exists(), "Debian chromium is missing; scripts/rehearse.sh test installs it"
+    width, height = SIZES[size]
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True,
+                                             args=["--no-sandbox", "--disable-gpu", "--autoplay-policy=no-user-gesture-required"])
+        page = browser.new_page(viewport={"width": width, "height": height})
+        page.set_default_timeout(60_000)
+        page.goto(app_url)
+        expect(page.get_by_role("button", name="Start the mock interview")).to_be_visible()
+        _settled(page)
+        _shot(page, f"start-{size}")
+        page.get_by_role("button", name="Start the mock interview").click()
+        expect(page.get_by_text("Dr. Seo-yeon Han:").first).to_be_visible()
+        _settled(page)
+        _shot(page, f"interview-question-{size}")
+
+        _send(page, FIRST)
+        page.wait_for_function("(qs) => qs.some(q => document.body.innerText.includes(q))", arg=FOLLOW_UPS)
+        _settled(page)
+        _shot(page, f"interview-after-answer-{size}")
+        question = next(q for q in FOLLOW_UPS if _in_view(page, q)["found"])
+        box = _in_view(page, question)
+        assert 0 <= box["top"] and box["bottom"] <= box["height"], (size, box)
+        added = _in_view(page, "so far")
+        assert added["found"] and 0 <= added["top"] and added["bottom"] <= added["height"], (size, added)
+
+        _send(page, SECOND)
+        _settled(page)
+        _shot(page, f"interview-second-answer-{size}")
+        box = _in_view(page, "so far")
+        assert box["found"] and 0 <= box["top"] and box["bottom"] <= box["height"], (size, box)
+        browser.close()
