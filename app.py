@@ -2,7 +2,16 @@
 
 import streamlit as st
 
+from coach.errors import CoachError
+from coach.ui import state, widgets
+
 st.set_page_config(page_title="Rehearse", page_icon="🎙️", layout="wide")
+
+try:  # a bad COACH_* value is one message here, not a traceback on every page
+    state.settings()
+except CoachError as exc:
+    widgets.error(f"Rehearse cannot start: {exc}")
+    st.stop()
 
 with st.sidebar:
     st.radio("Tips and labels", ["한국어 + English", "English"], key="lang", horizontal=True)

@@ -28,6 +28,10 @@ from scoring.models import Scorecard, SpeechTiming
 
 log = logging.getLogger(__name__)
 
+# A refused answer (too long) stays in its turn, and the same prompt is asked again in a new
+# one: the answer is kept, and never scored by a later resume.
+CLOSED = ("scored", "skipped", "refused")
+
 
 @dataclass
 class SessionView:
@@ -49,7 +53,7 @@ class SessionView:
     @property
     def pending(self) -> Turn | None:
         """The turn waiting for an answer (or for its answer to be scored)."""
-        if self.turns and self.turns[-1].status not in ("scored", "skipped"):
+        if self.turns and self.turns[-1].status not in CLOSED:
             return self.turns[-1]
         return None
 
@@ -118,7 +122,10 @@ class PracticeEngine:
         if len(text) > self.settings.max_answer_chars:
             message = (f"the answer is {len(text):,} characters; the limit is "
                        f"{self.settings.max_answer_chars:,}. It is saved; please send a shorter one")
-            self.store.mark_failed(turn.id, message)
+            self.store.mark_refused(turn.id, message)
+            again = NextPrompt(turn.turn_id, turn.kind, turn.prompt, criterion=turn.criterion,
+                               llm=json.loads(turn.llm_json) if turn.llm_json else None)
+            self._ask(view.id, len(view.turns), again)
             raise AnswerTooLongError(message)
         return self._score_and_continue(view, turn.id, text, timing)
 
@@ -180,7 +187,7 @@ class PracticeEngine:
 
     def _next_interview(self, view: SessionView, text: str) -> NextPrompt | None:
         asked = [t.prompt for t in view.turns]
-        follow_ups = sum(1 for t in view.turns if t.kind == "follow-up")
+        follow_ups = sum(1 for t in view.turns if t.kind == "follow-up" and t.status != "refused")
         choice = interviewer.next_interview_question(
             view.card, view.persona, view.progress(), asked, follow_ups
         )

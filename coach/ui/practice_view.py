@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from coach.errors import CoachError
+from coach.errors import CoachError, SessionNotFoundError
 from coach.report import markdown_report
 from coach.session import PracticeEngine, SessionView
 from coach.summary import summarise
@@ -29,8 +29,12 @@ def _current_session(engine: PracticeEngine, kind: str) -> SessionView | None:
         return None
     try:
         view = engine.load(session_id)
+    except SessionNotFoundError:
+        st.error(f"Cannot open session {widgets.url_value(session_id)}: it does not exist. Start a new one below.")
+        del st.query_params["session"]
+        return None
     except CoachError as exc:
-        st.error(f"Cannot open session {session_id!r}: {exc}. Start a new one below.")
+        widgets.error(f"Cannot open the session: {exc}. Start a new one below.")
         del st.query_params["session"]
         return None
     if view.card.kind != kind:
@@ -46,7 +50,7 @@ def _start_form(engine: PracticeEngine, kind: str) -> None:
         return
     requested = st.query_params.get("card")
     if requested and requested not in library.cards:
-        st.error(f"Unknown card {requested!r}; pick one below.")
+        st.error(f"Unknown card {widgets.url_value(requested)}; pick one below.")
     ids = [c.id for c in cards]
     index = ids.index(requested) if requested in ids else 0
     card_id = st.selectbox(
@@ -65,7 +69,7 @@ def _start_form(engine: PracticeEngine, kind: str) -> None:
         try:
             view = engine.start(card_id, persona_id, mode="text")
         except CoachError as exc:
-            st.error(str(exc))
+            widgets.error(str(exc))
             return
         st.query_params["session"] = view.id
         st.rerun()
@@ -127,7 +131,7 @@ def _run(action) -> None:
     try:
         result = action()
     except CoachError as exc:
-        st.error(str(exc))
+        widgets.error(str(exc))
         return
     notes = getattr(result, "notes", None)
     if notes:

@@ -4,12 +4,25 @@ All author and user text is rendered as Markdown without HTML; user text is esca
 
 from __future__ import annotations
 
+import re
+
 import streamlit as st
 
 from coach.content import Card
 from coach.report import escape_md, summary_markdown
 from coach.summary import Summary
 from scoring.models import Scorecard
+
+
+def error(message: str) -> None:
+    """A message of the core (it may quote paths and user text) as text, not Markdown."""
+    st.error(escape_md(message))
+
+
+def url_value(value: str) -> str:
+    """A value from the URL for a message: a plain id is quoted, anything else (Markdown,
+    links, images) is never echoed."""
+    return f"`{value}`" if re.fullmatch(r"[\w-]{1,100}", value, re.ASCII) else "named in the link"
 
 
 def highlighted(answer: str, evidence: list[str]) -> str:

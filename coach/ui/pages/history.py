@@ -13,7 +13,7 @@ st.title("History")
 try:
     records = history(state.store())
 except CoachError as exc:
-    st.error(str(exc))
+    widgets.error(str(exc))
     st.stop()
 if not records:
     st.info("No sessions yet. Start one on the Practice or Mock interview page.")
