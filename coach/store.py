@@ -159,10 +159,10 @@ class Store:
     def _prepare_sqlite_file(self) -> None:
         """Check an existing file, or create it (and its folder) for its owner only: SQLite
         gives the -wal and -shm files the database file's permissions."""
-        name = self.url.split("///", 1)[-1].split("?", 1)[0]
-        if not name or name == ":memory:" or "///" not in self.url:
-            return
-        path = Path(name)
+        url = sa.engine.make_url(self.url)
+        if not url.database or url.database == ":memory:" or url.query.get("uri") == "true":
+            return  # in memory, or a `file:` URI the caller opens as it says
+        path = Path(url.database)
         try:
             private_dir(path.parent)
         except OSError as exc:
