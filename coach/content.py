@@ -251,16 +251,20 @@ def _parse_markdown(path: Path, text: str, problems: list[Problem]) -> _Parsed |
     try:
         data = yaml.safe_load(front)
         node = yaml.compose(front, Loader=yaml.SafeLoader)
+        lines = _LineMap(node, first_line)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = first_line + (mark.line if mark else 0)
         problems.append(Problem(str(path), line, f"YAML syntax error: {exc.problem or exc}"))
         return None
+    except RecursionError:
+        problems.append(Problem(str(path), first_line, "the front matter is nested too deeply"))
+        return None
     if not isinstance(data, dict):
         problems.append(Problem(str(path), first_line, "front matter must be a mapping of fields"))
         return None
     body_first_line = text.count("\n", 0, len(text) - len(body)) + 1
-    return _Parsed(data, body, body_first_line, _LineMap(node, first_line))
+    return _Parsed(data, body, body_first_line, lines)
 
 
 def _report_validation(path: Path, exc: ValidationError, lines: _LineMap, out: list[Problem]):
@@ -524,11 +528,12 @@ def open_input(path: Path) -> BinaryIO:
 
 
 def read_utf8(path: Path) -> str:
-    """A text file's content; FileAccessError says why it cannot be read, and where."""
+    """A text file's content (a UTF-8 byte-order mark, as Windows editors write, is dropped);
+    FileAccessError says why it cannot be read, and where."""
     with open_input(path) as handle:
         data = handle.read()
     try:
-        return data.decode("utf-8")
+        return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise FileAccessError(path, data.count(b"\n", 0, exc.start) + 1, not_utf8(data[exc.start])) from None
 
