@@ -474,9 +474,9 @@ def _load(engine: str, model: str | None, device: str) -> SpeechModel:
 def load_model(settings=None) -> SpeechModel:
     """The speech model of these settings, loaded once per process (thread-safe)."""
     settings = settings or _settings()
-    engine = (settings.stt_engine or "faster-whisper").lower()
+    engine = settings.stt_engine.lower()
     with _load_lock:
-        return _load(engine, settings.stt_model, settings.stt_device or "auto")
+        return _load(engine, settings.stt_model, settings.stt_device)
 
 
 def _settings():

@@ -682,3 +682,16 @@ def test_llm_retries_work_without_a_missing_library(monkeypatch, caplog):
         complete_text(load_settings(), [{"role": "user", "content": "hi"}], prompt_version="test")
     assert str(caught.value) == f"the language model 'openai/absent' cannot be reached at http://127.0.0.1:{port}/v1"
     assert "tenacity" not in caplog.text
+
+
+@pytest.mark.parametrize("page", ["coach/ui/pages/practice.py", "coach/ui/pages/interview.py",
+                                  "coach/ui/pages/history.py"])
+def test_app_with_a_damaged_database_says_so_on_every_page(page, tmp_path, monkeypatch):
+    data = tmp_path / "appdata"
+    data.mkdir()
+    before = garbage_db(data / "rehearse.db")
+    monkeypatch.setenv("COACH_DATA_DIR", str(data))
+    at = run_page(page)
+    path = str(data / "rehearse.db").replace("_", "\\_")
+    assert len(at.error) == 1 and at.error[0].value.startswith(f"the database file {path} is damaged")
+    assert (data / "rehearse.db").read_bytes() == before

@@ -15,7 +15,11 @@ from scoring.models import Scorecard
 
 
 def render(kind: str) -> None:
-    engine = state.engine()
+    try:
+        engine = state.engine()
+    except CoachError as exc:  # the database cannot be opened: say why, and what to do
+        widgets.error(str(exc))
+        return
     view = _current_session(engine, kind)
     if view is None:
         _start_form(engine, kind)
