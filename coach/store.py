@@ -170,10 +170,8 @@ class Store:
         _check_sqlite_file(path)
         try:
             write_private(path, b"")
-        except FileExistsError:
-            pass
         except OSError:
-            pass  # a read-only folder: the engine's own error says so when it writes
+            pass  # it exists, or the folder is read-only (the engine's error says so on writing)
 
     # --- schema -----------------------------------------------------------------------
 

@@ -593,7 +593,7 @@ def test_voice_cache_is_private(tmp_path):
 
     settings = load_settings()
     tts.synthesize("A private line.", settings=settings)
-    assert mode(settings.tts_cache_dir) == 0o700
+    assert mode(settings.data_dir) == mode(settings.tts_cache_dir) == 0o700
     assert [mode(p) for p in settings.tts_cache_dir.iterdir()] == [0o600]
 
 
