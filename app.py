@@ -2,11 +2,20 @@
 
 import streamlit as st
 
+from coach.errors import CoachError
+from coach.ui import state, widgets
+
 st.set_page_config(page_title="Rehearse", page_icon="🎙️", layout="wide")
 # less empty space above the page, so the newest exchange fits on a phone's screen
 st.html("<style>.block-container, [data-testid='stMainBlockContainer'] {padding-top: 3.5rem;"
         " padding-bottom: 2rem;} h1 {font-size: 1.9rem !important; padding-top: 0 !important;}"
         " .st-key-newest-exchange {scroll-margin-top: 3.75rem;}</style>")
+
+try:  # a bad COACH_* value is one message here, not a traceback on every page
+    state.settings()
+except CoachError as exc:
+    widgets.error(f"Rehearse cannot start: {exc}")
+    st.stop()
 
 with st.sidebar:
     st.radio("Tips and labels", ["한국어 + English", "English"], key="lang", horizontal=True)

@@ -39,6 +39,8 @@ TOO_LONG = (
     "(or split it in two), or type it instead."
 )
 MISSING_FILE = "The audio file {path} does not exist. Check the path, or type your answer instead."
+FOLDER = "{path} is a folder, not a recording. Give the path of an audio file, or type your answer instead."
+UNREADABLE = "The audio file {path} cannot be read ({why}). Check the path, or type your answer instead."
 
 # Below this RMS (about -54 dBFS) in every 20 ms frame, a recording has no audible speech.
 SILENCE_RMS = 0.002
@@ -63,6 +65,7 @@ class Audio:
 
     samples: np.ndarray
     source_duration: float | None  # what the container says, when it says it
+    source_rate: int | None = None  # the recording's own sample rate
 
     @property
     def duration(self) -> float:
@@ -84,27 +87,37 @@ def _too_long(length: float, limit: float) -> AudioError:
     return AudioError(TOO_LONG.format(length=format_seconds(length), limit=limit_text))
 
 
-def read_source(source: bytes | bytearray | memoryview | str | Path) -> bytes:
-    """The bytes of a recording given as bytes or as a path."""
+def _open_source(source: bytes | bytearray | memoryview | str | Path) -> tuple[object, bytes, int]:
+    """What PyAV should open, the first bytes (to tell damaged audio from no audio) and the
+    size. A path is opened as a file, never read whole: a huge file is refused from its
+    header, or once decoding passes the limit."""
     if isinstance(source, (bytes, bytearray, memoryview)):
-        return bytes(source)
+        data = bytes(source)
+        return io.BytesIO(data), data[:16], len(data)
     path = Path(source).expanduser()
+    if path.is_dir():
+        raise AudioError(FOLDER.format(path=path))
     if not path.is_file():
         raise AudioError(MISSING_FILE.format(path=path))
-    return path.read_bytes()
+    try:
+        with path.open("rb") as handle:
+            head = handle.read(16)
+        return str(path), head, path.stat().st_size
+    except OSError as exc:
+        raise AudioError(UNREADABLE.format(path=path, why=exc.strerror)) from None
 
 
-def _container_kind(data: bytes) -> str | None:
+def _container_kind(head: bytes) -> str | None:
     for magic, offset, kind in _MAGIC:
-        if data[offset : offset + len(magic)] == magic:
+        if head[offset : offset + len(magic)] == magic:
             return kind
-    if len(data) >= 2 and data[0] == 0xFF and (data[1] & 0xE0) == 0xE0:
+    if len(head) >= 2 and head[0] == 0xFF and (head[1] & 0xE0) == 0xE0:
         return "MP3"
     return None
 
 
-def _open_error(data: bytes) -> AudioError:
-    kind = _container_kind(data)
+def _open_error(head: bytes) -> AudioError:
+    kind = _container_kind(head)
     if kind is None:
         return AudioError(NOT_AUDIO)
     return AudioError(DAMAGED.format(kind=kind))
@@ -131,26 +144,27 @@ def decode(
     WebM...) to 16 kHz mono float32, checking it on the way. Raises AudioError."""
     import av
 
-    data = read_source(source)
-    if not data:
+    opened, head, size = _open_source(source)
+    if not size:
         raise AudioError(EMPTY)
     try:
-        container = av.open(io.BytesIO(data), mode="r", metadata_errors="ignore")
+        container = av.open(opened, mode="r", metadata_errors="ignore")
     except (av.error.FFmpegError, ValueError, OSError):
-        raise _open_error(data) from None
+        raise _open_error(head) from None
     with container:
         if not container.streams.audio:
-            raise AudioError(NO_AUDIO_TRACK if _container_kind(data) else NOT_AUDIO)
+            raise AudioError(NO_AUDIO_TRACK if _container_kind(head) else NOT_AUDIO)
         declared = container_duration(container)
         if max_seconds is not None and declared is not None and declared > max_seconds:
             raise _too_long(declared, max_seconds)
-        samples = _decode_samples(container, data, max_seconds)
+        source_rate = container.streams.audio[0].rate
+        samples = _decode_samples(container, head, max_seconds)
     if samples.size == 0:
         raise AudioError(NO_SOUND)
-    return Audio(samples=samples, source_duration=declared)
+    return Audio(samples=samples, source_duration=declared, source_rate=source_rate)
 
 
-def _decode_samples(container, data: bytes, max_seconds: float | None) -> np.ndarray:
+def _decode_samples(container, head: bytes, max_seconds: float | None) -> np.ndarray:
     """Resample frame by frame to 16 kHz mono s16, as faster_whisper.decode_audio does, but
     stop as soon as the decoded length passes the limit (the header can lie)."""
     import av
@@ -179,7 +193,7 @@ def _decode_samples(container, data: bytes, max_seconds: float | None) -> np.nda
         # A stream cut off mid-way: keep what was decoded (as faster-whisper does); a stream
         # of which nothing could be decoded is damaged.
         if not decoded_any:
-            raise _open_error(data) from None
+            raise _open_error(head) from None
     if not chunks:
         return np.zeros(0, dtype=np.float32)
     return np.concatenate(chunks).astype(np.float32) / 32768.0

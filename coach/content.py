@@ -8,17 +8,18 @@ Every problem is reported as `path:line: message` and never stops the other file
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, BinaryIO, Literal
 
 import frontmatter
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from coach.errors import UnknownCardError, UnknownPersonaError, UnknownTurnError
+from coach.errors import FileAccessError, UnknownCardError, UnknownPersonaError, UnknownTurnError
 
 SLUG = r"^[a-z0-9][a-z0-9_-]*$"
 
@@ -261,16 +262,20 @@ def _parse_markdown(path: Path, text: str, problems: list[Problem]) -> _Parsed |
     try:
         data = yaml.safe_load(front)
         node = yaml.compose(front, Loader=yaml.SafeLoader)
+        lines = _LineMap(node, first_line)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = first_line + (mark.line if mark else 0)
         problems.append(Problem(str(path), line, f"YAML syntax error: {exc.problem or exc}"))
         return None
+    except RecursionError:
+        problems.append(Problem(str(path), first_line, "the front matter is nested too deeply"))
+        return None
     if not isinstance(data, dict):
         problems.append(Problem(str(path), first_line, "front matter must be a mapping of fields"))
         return None
     body_first_line = text.count("\n", 0, len(text) - len(body)) + 1
-    return _Parsed(data, body, body_first_line, _LineMap(node, first_line))
+    return _Parsed(data, body, body_first_line, lines)
 
 
 def _report_validation(path: Path, exc: ValidationError, lines: _LineMap, out: list[Problem]):
@@ -444,13 +449,22 @@ def parse_persona(path: Path, text: str, problems: list[Problem]) -> Persona | N
 # --- the library -------------------------------------------------------------------------
 
 
+def markdown_files(folder: Path) -> list[Path]:
+    """The content files of a folder: `*.md` but not READMEs, nor hidden files such as an
+    editor's lock file (`.#card.md`, often a link to nowhere)."""
+    return [
+        p for p in sorted(folder.rglob("*.md"))
+        if p.name.lower() != "readme.md" and not any(part.startswith(".") for part in p.relative_to(folder).parts)
+    ]
+
+
 def _markdown_files(paths: Iterable[Path]) -> list[Path]:
     files: list[Path] = []
     for path in paths:
         if path.is_dir():
-            files.extend(p for p in sorted(path.rglob("*.md")) if p.name.lower() != "readme.md")
-        elif path.exists():
-            files.append(path)
+            files.extend(markdown_files(path))
+        else:
+            files.append(path)  # a missing file or folder is reported when it is read
     return files
 
 
@@ -476,7 +490,8 @@ def load_library(
         (persona_files if _is_persona_file(extra, persona_roots) else card_files).append(extra)
 
     for path in dict.fromkeys(persona_files):
-        persona = parse_persona(path, _read(path, library.problems), library.problems)
+        text = _read(path, library.problems)
+        persona = None if text is None else parse_persona(path, text, library.problems)
         if persona is None:
             continue
         if persona.id in library.personas:
@@ -485,7 +500,8 @@ def load_library(
         library.personas[persona.id] = persona
 
     for path in dict.fromkeys(card_files):
-        parsed = parse_card(path, _read(path, library.problems), library.problems)
+        text = _read(path, library.problems)
+        parsed = None if text is None else parse_card(path, text, library.problems)
         if parsed is None:
             continue
         card, lines = parsed
@@ -507,12 +523,42 @@ def load_library(
     return library
 
 
-def _read(path: Path, problems: list[Problem]) -> str:
+def open_input(path: Path) -> BinaryIO:
+    """Open a file for reading; FileAccessError says in one line why it cannot be."""
     try:
-        return path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        problems.append(Problem(str(path), 1, f"cannot read file: {exc}"))
-        return ""
+        return path.open("rb")
+    except FileNotFoundError:
+        if path.is_symlink():
+            target = os.readlink(path)
+            raise FileAccessError(path, None, f"a broken link (to {target}); remove it or fix the link") from None
+        raise FileAccessError(path, None, "no such file or folder") from None
+    except IsADirectoryError:
+        raise FileAccessError(path, None, "a folder, not a text file") from None
+    except OSError as exc:
+        raise FileAccessError(path, None, f"cannot be read ({exc.strerror})") from None
+
+
+def read_utf8(path: Path) -> str:
+    """A text file's content (a UTF-8 byte-order mark, as Windows editors write, is dropped);
+    FileAccessError says why it cannot be read, and where."""
+    with open_input(path) as handle:
+        data = handle.read()
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise FileAccessError(path, data.count(b"\n", 0, exc.start) + 1, not_utf8(data[exc.start])) from None
+
+
+def not_utf8(byte: int) -> str:
+    return f"not UTF-8 text (byte 0x{byte:02x}); save the file as UTF-8"
+
+
+def _read(path: Path, problems: list[Problem]) -> str | None:
+    try:
+        return read_utf8(path)
+    except FileAccessError as exc:
+        problems.append(Problem(str(path), exc.line or 1, exc.reason))
+        return None
 
 
 def default_library() -> Library:

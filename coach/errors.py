@@ -5,6 +5,19 @@ class CoachError(Exception):
     """Base class: the message is meant for the user, on one line."""
 
 
+class SettingsError(CoachError):
+    """A COACH_* environment variable has a value that is not allowed."""
+
+
+class FileAccessError(CoachError):
+    """A file the user named cannot be read as text or written (missing, a folder, not
+    UTF-8, read-only): says `path:line: reason`."""
+
+    def __init__(self, path, line: int | None, reason: str):
+        super().__init__(f"{path}:{line}: {reason}" if line else f"{path}: {reason}")
+        self.path, self.line, self.reason = str(path), line, reason
+
+
 class ContentError(CoachError):
     """A card or persona is missing or invalid."""
 
@@ -31,6 +44,10 @@ class AnswerTooLongError(CoachError):
 
 class StorageError(CoachError):
     """The database cannot be read or written (locked, read-only, unreachable)."""
+
+
+class DatabaseDamagedError(StorageError):
+    """The SQLite file is not a database or is corrupt; it is left untouched."""
 
 
 class SessionNotFoundError(StorageError):

@@ -29,6 +29,10 @@ from scoring.models import Scorecard, SpeechTiming
 
 log = logging.getLogger(__name__)
 
+# A refused answer (too long) stays in its turn, and the same prompt is asked again in a new
+# one: the answer is kept, and never scored by a later resume.
+CLOSED = ("scored", "skipped", "refused")
+
 
 @dataclass
 class SessionView:
@@ -50,7 +54,7 @@ class SessionView:
     @property
     def pending(self) -> Turn | None:
         """The turn waiting for an answer (or for its answer to be scored)."""
-        if self.turns and self.turns[-1].status not in ("scored", "skipped"):
+        if self.turns and self.turns[-1].status not in CLOSED:
             return self.turns[-1]
         return None
 
@@ -147,7 +151,10 @@ class PracticeEngine:
         if len(text) > self.settings.max_answer_chars:
             message = (f"the answer is {len(text):,} characters; the limit is "
                        f"{self.settings.max_answer_chars:,}. It is saved; please send a shorter one")
-            self.store.mark_failed(turn.id, message)
+            self.store.mark_refused(turn.id, message)
+            again = NextPrompt(turn.turn_id, turn.kind, turn.prompt, criterion=turn.criterion,
+                               llm=json.loads(turn.llm_json) if turn.llm_json else None)
+            self._ask(view.id, len(view.turns), again)
             raise AnswerTooLongError(message)
         return self._score_and_continue(view, turn.id, text, timing)
 
@@ -224,7 +231,7 @@ class PracticeEngine:
         main = view.card.turns[0].id
         asked = [t.prompt for t in view.turns]
         asked_criteria = {c for t in view.turns if t.criterion for c in t.criterion.split(",")}
-        follow_ups = sum(1 for t in view.turns if t.kind == "follow-up")
+        follow_ups = sum(1 for t in view.turns if t.kind == "follow-up" and t.status != "refused")
         result = view.result()
         missing = [view.card.criterion(state.criterion) for state in result.missing()]
         choice = interviewer.next_interview_question(view.card, view.persona, missing, asked_criteria, follow_ups)

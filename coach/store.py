@@ -7,6 +7,8 @@ Every write commits at once: an answer is on disk before anything is done with i
 
 from __future__ import annotations
 
+import os
+import sqlite3
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -15,10 +17,10 @@ from pathlib import Path
 
 import sqlalchemy as sa
 from sqlalchemy import event
-from sqlalchemy.exc import SQLAlchemyError
+from sqlalchemy.exc import NoSuchModuleError, SQLAlchemyError
 from sqlmodel import Field, Session, SQLModel, col, create_engine, select
 
-from coach.errors import SessionNotFoundError, StorageError
+from coach.errors import DatabaseDamagedError, SessionNotFoundError, StorageError
 
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
 
@@ -65,7 +67,7 @@ class Turn(SQLModel, table=True):
     scorecard_json: str | None = Field(default=None, sa_type=sa.Text)
     scorer_version: str | None = Field(default=None, max_length=20)
     llm_json: str | None = Field(default=None, sa_type=sa.Text)
-    status: str = Field(default="asked", max_length=20)  # asked | answered | scored | failed | skipped
+    status: str = Field(default="asked", max_length=20)  # asked | answered | scored | failed | skipped | refused
     error: str | None = Field(default=None, sa_type=sa.Text)
     created_at: datetime = Field(default_factory=utcnow, sa_type=sa.DateTime(timezone=True))
     answered_at: datetime | None = Field(default=None, sa_type=sa.DateTime(timezone=True))
@@ -80,8 +82,50 @@ def normalise_url(url: str) -> str:
     return url
 
 
-def _storage_error(exc: Exception) -> StorageError:
+def private_dir(path: Path) -> Path:
+    """A folder for the user's data, made readable by its owner only (0700)."""
+    path.mkdir(mode=0o700, parents=True, exist_ok=True)
+    return path
+
+
+def write_private(path: Path, data: bytes) -> None:
+    """Write a new file that only its owner can read (0600)."""
+    handle = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(handle, "wb") as out:
+        out.write(data)
+
+
+def damaged(path: str, why: str) -> DatabaseDamagedError:
+    return DatabaseDamagedError(
+        f"the database file {path} is damaged ({why}) and was left untouched: move it aside "
+        f"(mv '{path}' '{path}.damaged') and a fresh, empty one will be made on the next start"
+    )
+
+
+def _check_sqlite_file(path: Path) -> None:
+    """Refuse a file that is not a healthy SQLite database before anything writes beside it
+    (opening it read-write would add a -wal file, and a migration would try to write)."""
+    if not path.is_file() or path.stat().st_size == 0:
+        return
+    try:
+        connection = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+        try:
+            verdict = connection.execute("PRAGMA quick_check(1)").fetchone()[0]
+        finally:
+            connection.close()
+    except sqlite3.DatabaseError as exc:
+        text = str(exc)
+        if "not a database" in text or "malformed" in text or "encrypted" in text:
+            raise damaged(str(path), text) from None
+        return  # locked, unreadable...: the engine reports those in its own words
+    if verdict != "ok":
+        raise damaged(str(path), "SQLite quick_check: " + verdict.splitlines()[-1].strip())
+
+
+def _storage_error(exc: Exception, url: str = "") -> StorageError:
     text = str(exc).lower()
+    if url.startswith("sqlite:///") and ("malformed" in text or "not a database" in text):
+        return damaged(url.split("///", 1)[1], str(exc.args[0] if exc.args else exc).splitlines()[0])
     if "locked" in text or "busy" in text:
         return StorageError("the database is busy or locked by another program; try again in a moment")
     if "readonly" in text or "read-only" in text or "attempt to write" in text:
@@ -95,22 +139,39 @@ class Store:
     def __init__(self, url: str, *, migrate: bool = True, busy_timeout_s: float = 10.0):
         self.url = normalise_url(url)
         self.is_sqlite = self.url.startswith("sqlite")
-        if self.is_sqlite:
-            self._ensure_sqlite_dir()
-            self.engine = create_engine(self.url, connect_args={"timeout": busy_timeout_s, "check_same_thread": False})
-            event.listen(self.engine, "connect", _sqlite_pragmas)
-        else:
-            self.engine = create_engine(self.url, pool_pre_ping=True)
+        try:
+            if self.is_sqlite:
+                self._prepare_sqlite_file()
+                self.engine = create_engine(
+                    self.url, connect_args={"timeout": busy_timeout_s, "check_same_thread": False})
+                event.listen(self.engine, "connect", _sqlite_pragmas)
+            else:
+                self.engine = create_engine(self.url, pool_pre_ping=True)
+        except (ImportError, NoSuchModuleError) as exc:
+            scheme = self.url.split(":", 1)[0]
+            raise StorageError(
+                f"COACH_DATABASE_URL uses {scheme!r}, whose database driver is not installed ({exc}); "
+                "use sqlite:///path/to/file.db, or postgresql://… after `pip install -e .[postgres]`"
+            ) from None
         if migrate:
             self.migrate()
 
-    def _ensure_sqlite_dir(self) -> None:
-        path = self.url.split("///", 1)[-1]
-        if path and path != ":memory:":
-            try:
-                Path(path).parent.mkdir(parents=True, exist_ok=True)
-            except OSError as exc:
-                raise StorageError(f"cannot create the data folder {Path(path).parent}: {exc.strerror}") from None
+    def _prepare_sqlite_file(self) -> None:
+        """Check an existing file, or create it (and its folder) for its owner only: SQLite
+        gives the -wal and -shm files the database file's permissions."""
+        url = sa.engine.make_url(self.url)
+        if not url.database or url.database == ":memory:" or url.query.get("uri") == "true":
+            return  # in memory, or a `file:` URI the caller opens as it says
+        path = Path(url.database)
+        try:
+            private_dir(path.parent)
+        except OSError as exc:
+            raise StorageError(f"cannot create the data folder {path.parent}: {exc.strerror}") from None
+        _check_sqlite_file(path)
+        try:
+            write_private(path, b"")
+        except OSError:
+            pass  # it exists, or the folder is read-only (the engine's error says so on writing)
 
     # --- schema -----------------------------------------------------------------------
 
@@ -130,7 +191,7 @@ class Store:
             with self.engine.begin() as connection:
                 command.upgrade(self._alembic_config(connection), revision)
         except SQLAlchemyError as exc:
-            raise _storage_error(exc) from exc
+            raise _storage_error(exc, self.url) from exc
 
     def revision(self) -> str | None:
         from alembic.runtime.migration import MigrationContext
@@ -146,7 +207,7 @@ class Store:
             with Session(self.engine, expire_on_commit=False) as session:
                 yield session
         except SQLAlchemyError as exc:
-            raise _storage_error(exc) from exc
+            raise _storage_error(exc, self.url) from exc
 
     def create_session(
         self, card_id: str, persona_id: str, content_version: str, mode: str = "text"
@@ -194,6 +255,9 @@ class Store:
 
     def mark_failed(self, turn_pk: int, error: str) -> Turn:
         return self._update_turn(turn_pk, status="failed", error=error)
+
+    def mark_refused(self, turn_pk: int, error: str) -> Turn:
+        return self._update_turn(turn_pk, status="refused", error=error)
 
     def mark_skipped(self, turn_pk: int) -> Turn:
         return self._update_turn(turn_pk, status="skipped")
@@ -249,9 +313,10 @@ def save_audio_file(data_dir: Path, session_id: str, data: bytes, suffix: str = 
     """Keep the raw recording before anything else touches it."""
     folder = Path(data_dir) / "audio" / session_id
     try:
-        folder.mkdir(parents=True, exist_ok=True)
+        for each in (Path(data_dir), folder.parent, folder):
+            private_dir(each)
         path = folder / f"{utcnow():%Y%m%dT%H%M%S}-{uuid.uuid4().hex[:8]}{suffix}"
-        path.write_bytes(data)
+        write_private(path, data)
     except OSError as exc:
         raise StorageError(f"cannot save the recording in {folder}: {exc.strerror}") from None
     return path

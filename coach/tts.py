@@ -210,7 +210,12 @@ def synthesize(text: str, voice: Voice | None = None, settings=None) -> bytes:
     voice = voice or Voice()
     settings = settings or _settings()
     directory = Path(settings.tts_cache_dir)
-    directory.mkdir(parents=True, exist_ok=True)
+    try:
+        for folder in (Path(settings.data_dir), directory):  # for the user only, like the rest
+            folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    except OSError:  # a read-only data folder: speak without the cache
+        with _lock, tempfile.TemporaryDirectory(prefix="rehearse-tts-") as scratch:
+            return _render(text, voice, Path(scratch))
     cached = directory / f"{cache_key(text, voice)}.wav"
     data = _read_cached(cached)
     if data is not None:

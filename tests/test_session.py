@@ -181,8 +181,9 @@ def test_bad_input_loses_nothing(engine, library):
     huge = "I finished the migration. " * 4000
     with pytest.raises(AnswerTooLongError):
         engine.submit(view.id, huge)
-    pending = engine.load(view.id).pending
-    assert pending.answer_text == huge and pending.status == "failed"
+    after = engine.load(view.id)
+    assert after.turns[0].answer_text == huge and after.turns[0].status == "refused"
+    assert after.pending.position == 1 and after.pending.prompt == after.turns[0].prompt
     with pytest.raises(UnknownCardError):
         engine.start("no-such-card")
     with pytest.raises(UnknownPersonaError):

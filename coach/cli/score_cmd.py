@@ -8,7 +8,7 @@ from pathlib import Path
 
 import scoring
 from coach.config import load_settings
-from coach.content import default_library
+from coach.content import default_library, not_utf8, open_input, read_utf8
 from coach.errors import CoachError, EmptyAnswerError
 
 
@@ -25,11 +25,29 @@ def register(subparsers) -> None:
     parser.set_defaults(handler=run)
 
 
-def _read(path: Path) -> str:
+def _lines(path: Path):
+    """(number, text or the reason it is unusable) for each line, read one at a time: a bad
+    line is reported and the others are still scored."""
+    with open_input(path) as handle:
+        for number, raw in enumerate(handle, start=1):
+            try:
+                yield number, raw.decode("utf-8-sig" if number == 1 else "utf-8"), None
+            except UnicodeDecodeError as exc:
+                yield number, None, not_utf8(raw[exc.start])
+
+
+def _parse(line: str) -> dict:
     try:
-        return path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise CoachError(f"cannot read {path}: {exc}") from None
+        item = json.loads(line)
+    except RecursionError:
+        raise ValueError("the JSON is nested too deeply; give one flat object per line") from None
+    except ValueError as exc:
+        raise ValueError(f"not valid JSON ({exc})") from None
+    if not isinstance(item, dict):
+        raise ValueError('not a JSON object; give {"id": ..., "text": ...} per line')
+    if not isinstance(item.get("text", ""), str) or not isinstance(item.get("turn", ""), str | None):
+        raise ValueError('"text" and "turn" must be strings')
+    return item
 
 
 def _score_one(card, turn, text, answer_id, use_llm, settings) -> dict:
@@ -49,22 +67,22 @@ def run(args) -> int:
     if args.turn:
         card.turn(args.turn)  # an unknown turn fails before any input is read
     if args.jsonl is None:
-        text = args.text if args.text is not None else _read(args.file)
+        text = args.text if args.text is not None else read_utf8(args.file)
         print(json.dumps(_score_one(card, args.turn, text, None, args.llm, settings), ensure_ascii=False))
         return 0
     failures = 0
-    for number, line in enumerate(_read(args.jsonl).splitlines(), start=1):
-        if not line.strip():
+    for number, line, problem in _lines(args.jsonl):
+        if problem is None and not line.strip():
             continue
         try:
-            item = json.loads(line)
-            if not isinstance(item, dict):
-                raise ValueError("not an object")
+            if problem is not None:
+                raise ValueError(problem)
+            item = _parse(line)
             turn = item.get("turn") or args.turn
-            result = _score_one(card, turn, str(item.get("text") or ""), item.get("id"), args.llm, settings)
+            result = _score_one(card, turn, item.get("text") or "", item.get("id"), args.llm, settings)
         except (ValueError, CoachError) as exc:
             failures += 1
             print(f"{args.jsonl}:{number}: {exc}", file=sys.stderr)
             continue
         print(json.dumps(result, ensure_ascii=False))
-    return 1 if failures else 0
+    return 2 if failures else 0

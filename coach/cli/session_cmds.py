@@ -7,7 +7,7 @@ import sys
 
 from coach.config import load_settings
 from coach.content import default_library
-from coach.errors import CoachError, EmptyAnswerError
+from coach.errors import AnswerTooLongError, CoachError, EmptyAnswerError
 from coach.report import history, markdown_report
 from coach.session import PracticeEngine, TurnResult
 from coach.store import open_store
@@ -83,36 +83,43 @@ def run_practice(args) -> int:
         result = engine.retry_scoring(view.id)
         _print_result(result, view.persona.name)
         if result.finished:
-            return _finish(engine, view.id)
+            _finish(engine, view.id)
+            return 0
     else:
         _say(f"{view.persona.name}: {pending.prompt}")
     interactive = sys.stdin.isatty()
+    refused = False  # a refused answer makes the exit code 2 once the input is used up
     while True:
         try:
             line = input("You: " if interactive else "")
         except EOFError:
             _say(f"(input ended; resume with: coach practice --session {view.id})")
-            return 0
+            return 2 if refused else 0
         try:
             result = engine.submit(view.id, line)
         except EmptyAnswerError as exc:
             print(f"coach: {exc}", file=sys.stderr)
+            continue
+        except AnswerTooLongError as exc:
+            print(f"coach: {exc}", file=sys.stderr)
+            refused = True
+            _say(f"{view.persona.name}: {engine.load(view.id).pending.prompt}")
             continue
         except CoachError as exc:
             print(f"coach: {exc}", file=sys.stderr)
             return 2
         _print_result(result, view.persona.name)
         if result.finished:
-            return _finish(engine, view.id)
+            _finish(engine, view.id)
+            return 2 if refused else 0
 
 
-def _finish(engine: PracticeEngine, session_id: str) -> int:
+def _finish(engine: PracticeEngine, session_id: str) -> None:
     view = engine.load(session_id)
     summary = summarise(view)
     _say(f"{view.persona.name}: {view.persona.closing}")
     _say("")
     _say(markdown_report(view, summary))
-    return 0
 
 
 def run_history(args) -> int:

@@ -7,7 +7,7 @@ import json
 import sys
 from pathlib import Path
 
-from coach.errors import AudioError
+from coach.errors import FileAccessError
 
 
 def _in_range(low: int, high: int):
@@ -43,11 +43,6 @@ def run_transcribe(args) -> int:
     from coach import stt
     from coach.config import load_settings
 
-    if not args.audio.is_file():
-        raise AudioError(
-            f"The audio file {args.audio} does not exist. Check the path, or type your answer "
-            "instead."
-        )
     transcript = stt.transcribe(args.audio, load_settings())
     if args.format == "json":
         print(json.dumps(transcript.contract_dict(), ensure_ascii=False))
@@ -71,6 +66,10 @@ def run_speak(args) -> int:
     if changes:
         voice = Voice(**{**voice.model_dump(), **changes})
     data = tts.synthesize(args.text, voice, settings)
-    args.out.write_bytes(data)
+    try:
+        args.out.write_bytes(data)
+    except OSError as exc:
+        why = f"cannot be written ({exc.strerror}); give --out a writable path"
+        raise FileAccessError(args.out, None, why) from None
     print(f"{args.out}: {tts.wav_duration(data):.1f} s", file=sys.stderr)
     return 0

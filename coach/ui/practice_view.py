@@ -11,7 +11,7 @@ import json
 import streamlit as st
 
 from coach import interviewer
-from coach.errors import CoachError
+from coach.errors import CoachError, SessionNotFoundError
 from coach.progress import session_label
 from coach.report import history, markdown_report
 from coach.result import SessionResult
@@ -25,7 +25,11 @@ PREVIEW_CHARS = 280  # the newest answer is shown this long; the full text is in
 
 
 def render(kind: str) -> None:
-    engine = state.engine()
+    try:
+        engine = state.engine()
+    except CoachError as exc:  # the database cannot be opened: say why, and what to do
+        widgets.error(str(exc))
+        return
     view = _current_session(engine, kind)
     if view is None:
         _start_form(engine, kind)
@@ -39,7 +43,7 @@ def start(engine: PracticeEngine, kind: str, card_id: str, persona_id: str | Non
     try:
         view = engine.start(card_id, persona_id, mode="text")
     except CoachError as exc:
-        st.error(str(exc))
+        widgets.error(str(exc))
         return None
     state.remember_session(kind, view.id)
     return view.id
@@ -51,8 +55,14 @@ def _current_session(engine: PracticeEngine, kind: str) -> SessionView | None:
         return None
     try:
         view = engine.load(session_id)
+    except SessionNotFoundError:
+        st.error(f"Cannot open session {widgets.url_value(session_id)}: it does not exist. Start a new one below.")
+        if "session" in st.query_params:
+            del st.query_params["session"]
+        state.remember_session(kind, None)
+        return None
     except CoachError as exc:
-        st.error(f"Cannot open session {session_id!r}: {exc}. Start a new one below.")
+        widgets.error(f"Cannot open the session: {exc}. Start a new one below.")
         if "session" in st.query_params:
             del st.query_params["session"]
         state.remember_session(kind, None)
@@ -80,7 +90,7 @@ def _start_form(engine: PracticeEngine, kind: str) -> None:
             _open(kind, unfinished.id)
     requested = st.query_params.get("card")
     if requested and requested not in library.cards:
-        st.error(f"Unknown card {requested!r}; pick one below.")
+        st.error(f"Unknown card {widgets.url_value(requested)}; pick one below.")
     ids = [c.id for c in cards]
     index = ids.index(requested) if requested in ids else 0
     card_id = st.selectbox(
@@ -336,7 +346,7 @@ def _run(action) -> None:
     try:
         result = action()
     except CoachError as exc:
-        st.error(str(exc))
+        widgets.error(str(exc))
         return
     notes = getattr(result, "notes", None)
     if notes:

@@ -7,7 +7,7 @@ from pathlib import Path
 import streamlit as st
 
 from coach.config import Settings, load_settings
-from coach.content import Library, load_library
+from coach.content import Library, load_library, markdown_files
 from coach.session import PracticeEngine
 from coach.store import Store, open_store
 
@@ -16,8 +16,12 @@ def _content_signature(settings: Settings) -> tuple:
     """Changes when any content or persona file changes, so edits show without a restart."""
     files = []
     for folder in (*settings.content_dirs, *settings.persona_dirs):
-        for path in sorted(Path(folder).rglob("*.md")):
-            stat = path.stat()
+        for path in markdown_files(Path(folder)):
+            try:
+                stat = path.stat()
+            except OSError:  # a broken link: the loader reports it, the rest loads
+                files.append((str(path), None, None))
+                continue
             files.append((str(path), stat.st_mtime_ns, stat.st_size))
     return tuple(files)
 

@@ -32,6 +32,17 @@ def scroll_into_view(container_key: str, nonce: str) -> None:
     )
 
 
+def error(message: str) -> None:
+    """A message of the core (it may quote paths and user text) as text, not Markdown."""
+    st.error(escape_md(message))
+
+
+def url_value(value: str) -> str:
+    """A value from the URL for a message: a plain id is quoted, anything else (Markdown,
+    links, images) is never echoed."""
+    return f"`{value}`" if re.fullmatch(r"[\w-]{1,100}", value, re.ASCII) else "named in the link"
+
+
 def highlighted(answer: str, evidence: list[str]) -> str:
     """The answer as Markdown with each evidence span on a highlighted background."""
     spans = []

@@ -16,7 +16,7 @@ library = state.library()
 try:
     records = history(state.store(), library=library)
 except CoachError as exc:
-    st.error(str(exc))
+    widgets.error(str(exc))
     st.stop()
 if not records:
     st.info("No sessions yet. Start one on the Start page.")

@@ -1,0 +1,697 @@
+"""Bad input and faults: each gets one clear message of its own typed error, exit code 2 from
+`coach` (never a traceback), a message in place in the app, and nothing is lost.
+
+Real parts throughout: real files (links, folders, bytes that are not UTF-8), real SQLite
+files, the real `coach` command (as a subprocess, or its `main()` in-process where only the
+exit code and stderr matter), real audio made with tests/conftest_audio.py, a real closed
+port as the LLM that does not answer."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import sqlite3
+import stat
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+from streamlit.testing.v1 import AppTest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from conftest_audio import fixture, mono_wav, speech_model, wav_bytes  # noqa: E402, F401
+
+from coach import audio, stt  # noqa: E402
+from coach.cli import main as coach_main  # noqa: E402
+from coach.config import Environment, configuration_table, env_name, load_settings  # noqa: E402
+from coach.content import load_library  # noqa: E402
+from coach.errors import (  # noqa: E402
+    AnswerTooLongError,
+    AudioError,
+    DatabaseDamagedError,
+    EmptyAnswerError,
+    FileAccessError,
+    LLMUnavailableError,
+    SessionFinishedError,
+    SessionNotFoundError,
+    SettingsError,
+    StorageError,
+    UnknownCardError,
+)
+from coach.session import PracticeEngine  # noqa: E402
+from coach.store import Store, save_audio_file  # noqa: E402
+from tests.conftest import COACH, REPO  # noqa: E402
+
+CARD = "status-update"
+INTERVIEW = "gpu-cluster-optimization"
+GOOD = "Yesterday I finished the schema. Next I will migrate the data. I am blocked on access, can you help?"
+HUGE = "I finished the migration. " * 1000  # 26,000 characters: over the 20,000 limit
+
+
+def coach(*args, input=None, env=None):
+    """The real command as a subprocess, with this worktree's code."""
+    environment = {**os.environ, "PYTHONPATH": str(REPO), **(env or {})}
+    return subprocess.run([COACH, *args], capture_output=True, text=True, input=input, env=environment,
+                          cwd=REPO, timeout=120)
+
+
+def run_main(capsys, *args) -> tuple[int, str, str]:
+    """The command's main() in-process: an unexpected exception fails the test."""
+    code = coach_main(list(args))
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def one_line(stderr: str) -> str:
+    assert "Traceback" not in stderr, stderr
+    lines = stderr.strip().splitlines()
+    assert len(lines) == 1, stderr
+    return lines[0]
+
+
+def app(**query) -> AppTest:
+    at = AppTest.from_file(str(REPO / "app.py"), default_timeout=60)
+    at.session_state["audio_on"] = False
+    for key, value in query.items():
+        at.query_params[key] = value
+    return at
+
+
+def run_page(page: str, **query) -> AppTest:
+    at = app(**query).run()
+    at.switch_page(page)
+    for key, value in query.items():
+        at.query_params[key] = value
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+# --- settings ------------------------------------------------------------------------------
+
+BAD_SETTINGS = {
+    "audio-seconds-word": ("COACH_MAX_AUDIO_SECONDS", "abc", "valid number"),
+    "audio-seconds-negative": ("COACH_MAX_AUDIO_SECONDS", "-5", "greater than 0"),
+    "timeout-word": ("COACH_LLM_TIMEOUT", "soon", "valid number"),
+    "timeout-zero": ("COACH_LLM_TIMEOUT", "0", "greater than 0"),
+    "retries-word": ("COACH_LLM_RETRIES", "many", "valid integer"),
+    "retries-negative": ("COACH_LLM_RETRIES", "-1", "greater than or equal to 0"),
+    "answer-chars-fraction": ("COACH_MAX_ANSWER_CHARS", "1.5", "valid integer"),
+    "device": ("COACH_STT_DEVICE", "tpu", "'auto', 'cuda' or 'cpu'"),
+    "engine": ("COACH_STT_ENGINE", "whisperx", "'faster-whisper' or 'openai-whisper'"),
+    "database-url": ("COACH_DATABASE_URL", "not a url", "sqlite:///"),
+}
+
+
+@pytest.mark.parametrize("case", list(BAD_SETTINGS))
+def test_bad_setting_names_the_variable_and_what_is_allowed(case, monkeypatch):
+    name, value, allowed = BAD_SETTINGS[case]
+    monkeypatch.setenv(name, value)
+    with pytest.raises(SettingsError) as caught:
+        load_settings()
+    message = str(caught.value)
+    assert message.startswith(f"{name}={value!r} is not valid: ") and allowed in message
+    assert "\n" not in message
+
+
+@pytest.mark.parametrize("name, value", [("COACH_MAX_AUDIO_SECONDS", "abc"), ("COACH_LLM_TIMEOUT", "soon")])
+def test_bad_setting_exits_2_with_one_line(name, value):
+    result = coach("cards", env={name: value})
+    assert result.returncode == 2 and result.stdout == ""
+    assert one_line(result.stderr).startswith(f"coach: {name}={value!r} is not valid")
+
+
+def test_database_driver_not_installed_is_one_line(tmp_path):
+    result = coach("history", env={"COACH_DATABASE_URL": "mysql://user@localhost/rehearse"})
+    assert result.returncode == 2
+    line = one_line(result.stderr)
+    assert "COACH_DATABASE_URL uses 'mysql'" in line and "sqlite:///" in line
+    with pytest.raises(StorageError, match="driver is not installed"):
+        Store("mysql://user@localhost/rehearse")
+
+
+def test_blank_settings_count_as_unset(monkeypatch):
+    monkeypatch.setenv("COACH_LLM_RETRIES", "  ")
+    monkeypatch.setenv("COACH_MAX_AUDIO_SECONDS", "")
+    settings = load_settings()
+    assert settings.llm_retries == Environment.model_fields["llm_retries"].default == 0
+    assert settings.max_audio_seconds == 300
+
+
+def test_readme_configuration_table_is_the_settings_definition():
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    assert configuration_table() in readme, (
+        "README.md's configuration table differs from coach.config.Environment; paste "
+        "`python -c 'from coach.config import configuration_table as t; print(t())'`")
+    for name in Environment.model_fields:
+        assert readme.count(f"| `{env_name(name)}` |") == 1
+
+
+def test_app_with_a_bad_setting_shows_one_message_in_place(monkeypatch):
+    monkeypatch.setenv("COACH_LLM_TIMEOUT", "soon")
+    at = app().run()
+    assert not at.exception
+    assert [e.value for e in at.error] == [
+        "Rehearse cannot start: COACH\\_LLM\\_TIMEOUT='soon' is not valid: Input should be a valid number, "
+        "unable to parse string as a number (fix or unset the variable)"]
+
+
+def test_the_app_listens_on_loopback_only(tmp_path):
+    """`streamlit run app.py` with no flags: .streamlit/config.toml binds it to 127.0.0.1."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    env = {k: v for k, v in os.environ.items() if not k.startswith("STREAMLIT_")}
+    env.update(STREAMLIT_SERVER_PORT=str(port), PYTHONPATH=str(REPO), COACH_DATA_DIR=str(tmp_path))
+    server = subprocess.Popen([str(REPO / ".venv/bin/streamlit"), "run", "app.py"], cwd=REPO, env=env,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        listening: list[str] = []
+        deadline = time.monotonic() + 90
+        while not listening and time.monotonic() < deadline and server.poll() is None:
+            time.sleep(0.5)
+            listening = _listening_addresses(port)
+        assert listening, "streamlit did not start listening"
+        assert set(listening) == {"127.0.0.1"}, listening
+    finally:
+        server.terminate()
+        server.wait(30)
+
+
+def _listening_addresses(port: int) -> list[str]:
+    found = []
+    for table, width in (("/proc/net/tcp", 8), ("/proc/net/tcp6", 32)):
+        for row in Path(table).read_text().splitlines()[1:]:
+            local, state = row.split()[1], row.split()[3]
+            address, hex_port = local.split(":")
+            if state == "0A" and int(hex_port, 16) == port:
+                if width == 8:
+                    found.append(socket.inet_ntop(socket.AF_INET, bytes.fromhex(address)[::-1]))
+                else:
+                    found.append("::" if int(address, 16) == 0 else address)
+    return found
+
+
+# --- URLs ----------------------------------------------------------------------------------
+
+HOSTILE = {
+    "link": "[Click](https://evil.example/login)",
+    "image": "![x](https://evil.example/pixel.png)",
+    "html": "<img src=https://evil.example/x.png>",
+    "autolink": "https://evil.example/steal",
+}
+
+
+@pytest.mark.parametrize("case", list(HOSTILE))
+def test_session_in_the_url_is_never_rendered_as_markdown(case):
+    at = run_page("coach/ui/pages/interview.py", session=HOSTILE[case])
+    errors = [e.value for e in at.error]
+    assert errors == ["Cannot open session named in the link: it does not exist. Start a new one below."]
+
+
+@pytest.mark.parametrize("case", ["link", "image"])
+def test_card_in_the_url_is_never_rendered_as_markdown(case):
+    at = run_page("coach/ui/pages/practice.py", card=HOSTILE[case])
+    assert [e.value for e in at.error] == ["Unknown card named in the link; pick one below."]
+
+
+def test_a_plain_unknown_id_in_the_url_is_quoted():
+    at = run_page("coach/ui/pages/practice.py", session="0123abcd")
+    assert [e.value for e in at.error] == [
+        "Cannot open session `0123abcd`: it does not exist. Start a new one below."]
+
+
+# --- content packs -------------------------------------------------------------------------
+
+
+@pytest.fixture
+def content(tmp_path) -> Path:
+    """A copy of the project's content to break."""
+    folder = tmp_path / "content"
+    shutil.copytree(REPO / "content", folder)
+    return folder
+
+
+def cards_in(folder: Path) -> set[str]:
+    return set(load_library([folder], [REPO / "personas"]).cards)
+
+
+def test_dangling_link_is_one_problem_and_the_rest_loads(content):
+    expected = cards_in(content)
+    (content / "meetings" / "gone.md").symlink_to(content / "nowhere.md")
+    library = load_library([content], [REPO / "personas"])
+    assert set(library.cards) == expected
+    assert [str(p) for p in library.problems] == [
+        f"{content}/meetings/gone.md:1: a broken link (to {content}/nowhere.md); remove it or fix the link"]
+
+
+def test_editor_lock_file_is_not_content(content):
+    expected = cards_in(content)
+    (content / "meetings" / ".#status-update.md").symlink_to("user@host.1:1")
+    library = load_library([content], [REPO / "personas"])
+    assert set(library.cards) == expected and library.problems == []
+
+
+def test_non_utf8_card_is_one_problem_with_its_line(content):
+    (content / "meetings" / "latin1.md").write_bytes(b"---\nid: latin1\ntitle: caf\xe9\n---\n")
+    library = load_library([content], [REPO / "personas"])
+    assert [str(p) for p in library.problems] == [
+        f"{content}/meetings/latin1.md:3: not UTF-8 text (byte 0xe9); save the file as UTF-8"]
+
+
+def test_folder_named_like_a_card_is_one_problem(content):
+    (content / "meetings" / "drafts.md").mkdir()
+    problems = load_library([content], [REPO / "personas"]).problems
+    assert [str(p) for p in problems] == [f"{content}/meetings/drafts.md:1: a folder, not a text file"]
+
+
+def test_deeply_nested_front_matter_is_one_problem(content):
+    (content / "meetings" / "deep.md").write_text("---\nid: " + "[" * 50_000 + "]" * 50_000 + "\n---\n")
+    library = load_library([content], [REPO / "personas"])
+    assert [p.message for p in library.problems] == ["the front matter is nested too deeply"]
+    assert CARD in library.cards
+
+
+def test_byte_order_mark_is_not_a_problem(content):
+    card = content / "meetings" / "status-update.md"
+    card.write_bytes(b"\xef\xbb\xbf" + card.read_bytes())
+    library = load_library([content], [REPO / "personas"])
+    assert library.problems == [] and CARD in library.cards
+
+
+def test_missing_content_folder_is_named(tmp_path):
+    library = load_library([tmp_path / "absent"], [REPO / "personas"])
+    assert [str(p) for p in library.problems] == [f"{tmp_path}/absent:1: no such file or folder"]
+
+
+def test_validate_lists_each_broken_file_once(content):
+    (content / "meetings" / "gone.md").symlink_to("nowhere.md")
+    (content / "meetings" / "latin1.md").write_bytes(b"---\nid: x\n\xff\n---\n")
+    result = coach("validate", env={"COACH_CONTENT_DIR": str(content)})
+    assert result.returncode == 1 and "Traceback" not in result.stderr
+    assert result.stdout.splitlines() == [
+        f"{content}/meetings/gone.md:1: a broken link (to nowhere.md); remove it or fix the link",
+        f"{content}/meetings/latin1.md:3: not UTF-8 text (byte 0xff); save the file as UTF-8",
+    ]
+
+
+def test_app_renders_every_other_card_and_lists_both_problems(content, monkeypatch):
+    titles = {c.title for c in load_library([content], [REPO / "personas"]).cards.values()}
+    (content / "meetings" / "gone.md").symlink_to("user@host.1:1")
+    (content / "interviews" / "latin1.md").write_bytes(b"---\nid: x\ntitle: caf\xe9\n---\n")
+    monkeypatch.setenv("COACH_CONTENT_DIR", str(content))
+    at = app().run()
+    assert not at.exception, at.exception
+    assert {e.label.split(" · ")[0] for e in at.expander} >= titles
+    assert [c.value for c in at.code] == [
+        f"{content}/interviews/latin1.md:3: not UTF-8 text (byte 0xe9); save the file as UTF-8",
+        f"{content}/meetings/gone.md:1: a broken link (to user@host.1:1); remove it or fix the link",
+    ]
+
+
+# --- text answers: coach score ---------------------------------------------------------------
+
+
+def test_jsonl_bad_utf8_and_nested_lines_are_named_and_the_rest_scored(tmp_path):
+    batch = tmp_path / "batch.jsonl"
+    batch.write_bytes(
+        json.dumps({"id": "a", "text": GOOD}).encode() + b"\n"
+        + b'{"id": "b", "text": "caf\xe9"}\n'
+        + b"[" * 100_000 + b"]" * 100_000 + b"\n"
+        + json.dumps({"id": "d", "text": "Next I will write the tests."}).encode() + b"\n"
+    )
+    result = coach("score", "--card", CARD, "--jsonl", str(batch), "--format", "json")
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert [json.loads(line)["id"] for line in result.stdout.splitlines()] == ["a", "d"]
+    assert result.stderr.splitlines() == [
+        f"{batch}:2: not UTF-8 text (byte 0xe9); save the file as UTF-8",
+        f"{batch}:3: the JSON is nested too deeply; give one flat object per line",
+    ]
+
+
+BAD_LINES = {
+    "not-json": (b"not json", "not valid JSON"),
+    "array": (b"[1, 2]", "not a JSON object"),
+    "text-number": (b'{"id": 1, "text": 5}', '"text" and "turn" must be strings'),
+    "turn-list": (b'{"id": 1, "text": "hi", "turn": ["main"]}', '"text" and "turn" must be strings'),
+    "no-text": (b'{"id": 1}', "the answer is empty"),
+    "unknown-turn": (b'{"id": 1, "text": "hello", "turn": "nope"}', "has no turn 'nope'"),
+    "deep-object": (b'{"a":' * 50_000 + b"1" + b"}" * 50_000, "nested too deeply"),
+}
+
+
+@pytest.mark.parametrize("case", list(BAD_LINES))
+def test_jsonl_bad_line_is_named_and_the_next_one_scored(case, tmp_path, capsys):
+    line, message = BAD_LINES[case]
+    batch = tmp_path / "batch.jsonl"
+    batch.write_bytes(line + b"\n" + json.dumps({"id": "ok", "text": GOOD}).encode() + b"\n")
+    code, out, err = run_main(capsys, "score", "--card", CARD, "--jsonl", str(batch))
+    assert code == 2
+    assert one_line(err).startswith(f"{batch}:1: ") and message in err
+    assert [json.loads(x)["id"] for x in out.splitlines()] == ["ok"]
+
+
+def test_jsonl_with_byte_order_mark_and_crlf_is_scored(tmp_path, capsys):
+    batch = tmp_path / "batch.jsonl"
+    batch.write_bytes(b"\xef\xbb\xbf" + json.dumps({"id": 1, "text": GOOD}).encode() + b"\r\n\r\n"
+                      + json.dumps({"id": 2, "text": GOOD}).encode() + b"\r\n")
+    code, out, err = run_main(capsys, "score", "--card", CARD, "--jsonl", str(batch))
+    assert (code, err) == (0, "")
+    assert [json.loads(x)["id"] for x in out.splitlines()] == [1, 2]
+
+
+@pytest.mark.parametrize("flag, kind", [
+    ("--file", "missing"), ("--file", "folder"), ("--file", "not-utf8"), ("--jsonl", "missing"), ("--jsonl", "folder"),
+])  # a JSONL file that is not UTF-8 is reported line by line (above)
+def test_unreadable_answer_file_is_one_line(flag, kind, tmp_path, capsys):
+    path = tmp_path / "answers.txt"
+    if kind == "folder":
+        path.mkdir()
+    elif kind == "not-utf8":
+        path.write_bytes(b"I finished it.\nthe caf\xe9 is open\n")
+    code, out, err = run_main(capsys, "score", "--card", CARD, flag, str(path))
+    assert code == 2 and out == ""
+    expected = {
+        "missing": f"{path}: no such file or folder",
+        "folder": f"{path}: a folder, not a text file",
+        "not-utf8": f"{path}:2: not UTF-8 text (byte 0xe9); save the file as UTF-8",
+    }[kind]
+    assert one_line(err) == f"coach: {expected}"
+
+
+def test_unreadable_answer_file_is_a_file_access_error(tmp_path):
+    from coach.content import read_utf8
+
+    with pytest.raises(FileAccessError) as caught:
+        read_utf8(tmp_path)
+    assert caught.value.reason == "a folder, not a text file" and caught.value.line is None
+
+
+@pytest.mark.parametrize("text", ["", "   ", "\n\t"])
+def test_empty_text_answer_is_one_line(text, capsys):
+    code, out, err = run_main(capsys, "score", "--card", CARD, "--text", text)
+    assert code == 2 and out == "" and one_line(err) == "coach: the answer is empty"
+
+
+def test_unknown_card_is_one_line(capsys):
+    code, _, err = run_main(capsys, "score", "--card", "nope", "--text", "hello")
+    assert code == 2 and one_line(err) == "coach: unknown card 'nope'; see `coach cards`"
+
+
+# --- sessions --------------------------------------------------------------------------------
+
+
+def history(env) -> list[dict]:
+    result = coach("history", "--format", "json", env=env)
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout)
+
+
+def test_practice_over_long_answer_keeps_reading_and_keeps_it(tmp_path):
+    env = {"COACH_DATA_DIR": str(tmp_path)}
+    result = coach("practice", "--card", INTERVIEW, input=f"{HUGE}\n{GOOD}\n", env=env)
+    assert result.returncode == 2
+    assert one_line(result.stderr) == (
+        "coach: the answer is 26,000 characters; the limit is 20,000. It is saved; please send a shorter one")
+    assert result.stdout.count("Scorecard:") == 1  # the next line was still answered
+    turns = history(env)[0]["turns"]
+    assert [t["answer"] for t in turns[:2]] == [HUGE, GOOD]
+    assert turns[0]["status"] == "refused" and turns[0]["scorecard"] is None
+    assert turns[1]["prompt"] == turns[0]["prompt"] and turns[1]["scorecard"]
+
+
+def test_resume_never_scores_a_refused_answer(tmp_path):
+    env = {"COACH_DATA_DIR": str(tmp_path)}
+    first = coach("practice", "--card", CARD, input=f"{HUGE}\n", env=env)
+    assert first.returncode == 2
+    session = history(env)[0]
+    resumed = coach("practice", "--session", session["id"], input="", env=env)
+    assert resumed.returncode == 0 and "Traceback" not in resumed.stderr
+    assert "Scoring the answer saved" not in resumed.stdout and "Scorecard" not in resumed.stdout
+    turns = history(env)[0]["turns"]
+    assert turns[0]["answer"] == HUGE and turns[0]["status"] == "refused" and turns[0]["scorecard"] is None
+    assert turns[1]["status"] == "asked"
+
+
+@pytest.mark.parametrize("args, message", [
+    (("--session", "0123abcd"), "coach: no session '0123abcd'"),
+    (("--card", "nope"), "coach: unknown card 'nope'; see `coach cards`"),
+    (("--card", CARD, "--persona", "nobody"), "coach: unknown persona 'nobody'"),
+    ((), "coach: give --card ID to start a session or --session ID to resume one"),
+], ids=["unknown-session", "unknown-card", "unknown-persona", "nothing"])
+def test_practice_bad_arguments_are_one_line(args, message, capsys):
+    code, _, err = run_main(capsys, "practice", *args)
+    assert code == 2 and one_line(err) == message
+
+
+def test_blank_lines_are_skipped_and_the_answers_kept(tmp_path):
+    env = {"COACH_DATA_DIR": str(tmp_path)}
+    result = coach("practice", "--card", INTERVIEW, input=f"\n   \n{GOOD}\n", env=env)
+    assert result.returncode == 0
+    assert result.stderr.splitlines() == ["coach: the answer is empty: type or say something first"] * 2
+    assert [t["answer"] for t in history(env)[0]["turns"] if t["answer"]] == [GOOD]
+
+
+@pytest.fixture
+def engine(library, tmp_path):
+    return PracticeEngine(library, Store(f"sqlite:///{tmp_path / 'engine.db'}"))
+
+
+def test_refusal_does_not_use_up_a_follow_up(engine):
+    view = engine.start(INTERVIEW)
+    engine.submit(view.id, "I profiled the step on the TPU pod.")
+    follow_up = engine.load(view.id).pending
+    with pytest.raises(AnswerTooLongError):
+        engine.submit(view.id, HUGE)
+    again = engine.load(view.id).pending
+    assert (again.kind, again.prompt, again.criterion) == (follow_up.kind, follow_up.prompt, follow_up.criterion)
+
+
+def test_finished_session_refuses_answers_and_keeps_them(engine):
+    view = engine.start(CARD)
+    engine.finish(view.id)
+    with pytest.raises(SessionFinishedError):
+        engine.submit(view.id, GOOD)
+    with pytest.raises(EmptyAnswerError):
+        engine.submit(engine.start(CARD).id, " ")
+    with pytest.raises(SessionNotFoundError):
+        engine.load("0123abcd")
+    with pytest.raises(UnknownCardError):
+        engine.start("nope")
+
+
+# --- storage ---------------------------------------------------------------------------------
+
+
+def garbage_db(path: Path) -> bytes:
+    data = b"this is not a database, just bytes " * 200
+    path.write_bytes(data)
+    return data
+
+
+def corrupt_db(path: Path) -> bytes:
+    connection = sqlite3.connect(path)
+    connection.execute("CREATE TABLE t (x)")
+    connection.executemany("INSERT INTO t VALUES (?)", [("a" * 500,)] * 200)
+    connection.commit()
+    connection.close()
+    data = bytearray(path.read_bytes())
+    for index in range(4096, len(data), 7):
+        data[index] = 0xAB
+    path.write_bytes(bytes(data))
+    return bytes(data)
+
+
+@pytest.mark.parametrize("make", [garbage_db, corrupt_db], ids=["not-a-database", "corrupt-pages"])
+def test_damaged_database_is_left_untouched_with_advice(make, tmp_path):
+    path = tmp_path / "rehearse.db"
+    before = make(path)
+    with pytest.raises(DatabaseDamagedError) as caught:
+        Store(f"sqlite:///{path}")
+    message = str(caught.value)
+    assert message.startswith(f"the database file {path} is damaged (")
+    assert f"mv '{path}' '{path}.damaged'" in message and "a fresh, empty one will be made" in message
+    assert path.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["rehearse.db"]  # no -wal, no -shm
+
+
+def test_practice_with_a_damaged_database_writes_nothing(tmp_path):
+    data = tmp_path / "data"
+    data.mkdir()
+    before = garbage_db(data / "rehearse.db")
+    result = coach("practice", "--card", CARD, input=f"{GOOD}\n", env={"COACH_DATA_DIR": str(data)})
+    assert result.returncode == 2
+    assert "is damaged (file is not a database)" in one_line(result.stderr)
+    assert (data / "rehearse.db").read_bytes() == before
+    assert sorted(p.name for p in data.iterdir()) == ["rehearse.db"]
+    (data / "rehearse.db").rename(data / "rehearse.db.damaged")  # the advice works
+    assert coach("practice", "--card", CARD, input=f"{GOOD}\n", env={"COACH_DATA_DIR": str(data)}).returncode == 0
+
+
+def mode(path: Path) -> int:
+    return stat.S_IMODE(path.stat().st_mode)
+
+
+def test_database_and_its_folder_are_private(tmp_path):
+    data = tmp_path / "data"
+    store = Store(f"sqlite:///{data / 'rehearse.db'}")
+    store.create_session(CARD, "anya-team-lead", "v1")
+    assert mode(data) == 0o700
+    for path in data.iterdir():  # the database, and the -wal and -shm files beside it
+        assert mode(path) == 0o600, path
+
+
+def test_recordings_are_private_and_kept(tmp_path):
+    data = tmp_path / "data"
+    recording = mono_wav(fixture("answer.flac"), 16_000)
+    path = save_audio_file(data, "session1", recording)
+    assert path.read_bytes() == recording
+    assert mode(path) == 0o600
+    assert [mode(p) for p in (data, data / "audio", data / "audio" / "session1")] == [0o700] * 3
+
+
+def test_unwritable_data_folder_is_one_storage_error(tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    with pytest.raises(StorageError, match=f"cannot create the data folder {blocker}/data"):
+        Store(f"sqlite:///{blocker / 'data' / 'rehearse.db'}")
+    with pytest.raises(StorageError, match="cannot save the recording"):
+        save_audio_file(blocker / "data", "s", b"RIFF")
+
+
+needs_espeak = pytest.mark.skipif(shutil.which("espeak-ng") is None, reason="espeak-ng is not installed")
+
+
+@needs_espeak
+def test_speak_with_an_unwritable_data_folder_still_speaks(tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    out = tmp_path / "line.wav"
+    result = coach("speak", "Hello there", "--out", str(out), env={"COACH_DATA_DIR": str(blocker / "data")})
+    assert result.returncode == 0 and "Traceback" not in result.stderr, result.stderr
+    assert audio.decode(out).duration > 0.3
+
+
+@needs_espeak
+def test_speak_into_an_unwritable_place_is_one_line(tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    result = coach("speak", "Hello there", "--out", str(blocker / "line.wav"))
+    assert result.returncode == 2
+    assert one_line(result.stderr) == (
+        f"coach: {blocker}/line.wav: cannot be written (Not a directory); give --out a writable path")
+
+
+@needs_espeak
+def test_voice_cache_is_private(tmp_path):
+    from coach import tts
+
+    settings = load_settings()
+    tts.synthesize("A private line.", settings=settings)
+    assert mode(settings.data_dir) == mode(settings.tts_cache_dir) == 0o700
+    assert [mode(p) for p in settings.tts_cache_dir.iterdir()] == [0o600]
+
+
+# --- audio -----------------------------------------------------------------------------------
+
+
+def no_model():
+    """Settings whose model cannot load: an AudioError proves the model was never reached."""
+    import dataclasses
+
+    return dataclasses.replace(load_settings(), stt_engine="no-such-engine")
+
+
+def test_folder_is_not_reported_as_missing(tmp_path, capsys):
+    with pytest.raises(AudioError) as caught:
+        stt.transcribe(tmp_path, no_model())
+    assert str(caught.value) == audio.FOLDER.format(path=tmp_path)
+    code, _, err = run_main(capsys, "transcribe", str(tmp_path))
+    assert code == 2 and one_line(err) == f"coach: {audio.FOLDER.format(path=tmp_path)}"
+
+
+def test_missing_recording_is_one_line(tmp_path, capsys):
+    code, _, err = run_main(capsys, "transcribe", str(tmp_path / "nope.wav"))
+    assert code == 2 and one_line(err) == f"coach: {audio.MISSING_FILE.format(path=tmp_path / 'nope.wav')}"
+
+
+HUGE_FILE_PROBE = """
+import resource, sys
+from coach import audio
+from coach.errors import AudioError
+try:
+    audio.decode(sys.argv[1], 300)
+except AudioError as exc:
+    print(exc)
+print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024)
+"""
+
+
+@pytest.mark.parametrize("header", [True, False], ids=["wav-header", "no-header"])
+def test_a_1_gb_file_is_refused_without_reading_it_whole(header, tmp_path):
+    path = tmp_path / "huge.wav"
+    size = 1 << 30
+    with path.open("wb") as out:
+        if header:
+            out.write(wav_bytes(np.zeros(0, dtype=np.int16), 16_000)[:40] + (size - 44).to_bytes(4, "little"))
+            out.seek(4)
+            out.write((size - 8).to_bytes(4, "little"))
+        out.truncate(size)  # sparse: no disk used
+    result = subprocess.run([sys.executable, "-c", HUGE_FILE_PROBE, str(path)], capture_output=True, text=True,
+                            env={**os.environ, "PYTHONPATH": str(REPO)}, timeout=300)
+    assert result.returncode == 0, result.stderr
+    message, peak_mib = result.stdout.strip().splitlines()
+    assert message == (audio._too_long(33_554.4, 300).args[0] if header else audio.NOT_AUDIO)
+    assert int(peak_mib) < 500, f"peak memory {peak_mib} MiB"
+
+
+@pytest.mark.usefixtures("speech_model")
+def test_8_khz_english_is_transcribed():
+    transcript = stt.transcribe(mono_wav(fixture("answer.flac"), 8000))
+    assert "efficiency" in transcript.text and "91" in transcript.text
+
+
+@pytest.mark.usefixtures("speech_model")
+@pytest.mark.parametrize("name", ["german.ogg", "korean.ogg"])
+def test_8_khz_other_languages_are_still_refused(name):
+    with pytest.raises(AudioError) as caught:
+        stt.transcribe(mono_wav(fixture(name), 8000))
+    assert str(caught.value) == stt.NOT_ENGLISH
+
+
+# --- the LLM edge ----------------------------------------------------------------------------
+
+
+def test_llm_retries_work_without_a_missing_library(monkeypatch, caplog):
+    """COACH_LLM_RETRIES > 0 makes litellm retry with tenacity, a dependency now."""
+    from coach.llm import complete_text
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]  # closed when the block ends: nobody answers
+    monkeypatch.setenv("COACH_LLM_MODEL", "openai/absent")
+    monkeypatch.setenv("COACH_LLM_API_BASE", f"http://127.0.0.1:{port}/v1")
+    monkeypatch.setenv("COACH_LLM_RETRIES", "1")
+    monkeypatch.setenv("COACH_LLM_TIMEOUT", "5")
+    with pytest.raises(LLMUnavailableError) as caught:
+        complete_text(load_settings(), [{"role": "user", "content": "hi"}], prompt_version="test")
+    assert str(caught.value) == f"the language model 'openai/absent' cannot be reached at http://127.0.0.1:{port}/v1"
+    assert "tenacity" not in caplog.text
+
+
+@pytest.mark.parametrize("page", ["coach/ui/pages/practice.py", "coach/ui/pages/interview.py",
+                                  "coach/ui/pages/history.py"])
+def test_app_with_a_damaged_database_says_so_on_every_page(page, tmp_path, monkeypatch):
+    data = tmp_path / "appdata"
+    data.mkdir()
+    before = garbage_db(data / "rehearse.db")
+    monkeypatch.setenv("COACH_DATA_DIR", str(data))
+    at = run_page(page)
+    path = str(data / "rehearse.db").replace("_", "\\_")
+    assert len(at.error) == 1 and at.error[0].value.startswith(f"the database file {path} is damaged")
+    assert (data / "rehearse.db").read_bytes() == before
