@@ -121,11 +121,15 @@ def test_each_answer_adds_to_one_rubric(engine):
 
 def test_scoring_again_respects_the_length_limit(engine):
     view = engine.start("status-update")
+    too_long = "I finished the migration. " * 1000
     with pytest.raises(AnswerTooLongError):
-        engine.submit(view.id, "I finished the migration. " * 1000)
-    with pytest.raises(AnswerTooLongError):
+        engine.submit(view.id, too_long)
+    # the refused answer is kept on its turn, never scored, and the question is asked again
+    with pytest.raises(EmptyAnswerError):
         engine.retry_scoring(view.id)
-    assert engine.load(view.id).pending.scorecard_json is None
+    refused, again = engine.load(view.id).turns
+    assert refused.answer_text == too_long and refused.scorecard_json is None and refused.status == "refused"
+    assert again.prompt == refused.prompt and again.answer_text is None
 
 
 def test_meeting_turns_follow_the_card_with_one_retry(engine, library):

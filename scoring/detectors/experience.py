@@ -161,7 +161,7 @@ def _teamwork_regexes(extra: tuple[str, ...]):
         lexicon("experience", "teamwork", extra=extra),
         lexicon("experience", "teamwork_role_split"),
         lexicon("experience", "teamwork_named"),
-        regex("experience", "speaker_action"),
+        lexicon("experience", "speaker_action"),
     )
 
 
