@@ -64,9 +64,13 @@ class Turn(Strict):
 
 
 class Pitfall(Strict):
+    """A habit the card warns about: shown when its criterion is unmet, or, with a `detector`
+    (e.g. `generic_reason`), when that detector finds it, quoting the sentence that shows it."""
+
     text: str
     text_ko: str
     criterion: str | None = None
+    detector: DetectorSpec | None = None
 
 
 class CardFrontMatter(Strict):
@@ -426,6 +430,10 @@ def _check_card_references(path: Path, card: CardFrontMatter, lines: _LineMap, o
                     f"pitfall names unknown criterion {pitfall.criterion!r}",
                 )
             )
+        if pitfall.detector is not None:
+            for message in check_detector_spec(pitfall.detector.type, pitfall.detector.params):
+                loc = ("pitfalls", index, "detector", "params" if "param" in message else "type")
+                out.append(Problem(str(path), lines.line(loc), message))
 
 
 def parse_persona(path: Path, text: str, problems: list[Problem]) -> Persona | None:

@@ -237,10 +237,17 @@ def next_steps(view: SessionView, limit: int = 2) -> list[PracticeItem]:
         return []
     last_turn, last = scored[-1]
     card_turn = view.card.turns[0].id if view.card.kind == "interview" else last_turn.turn_id
+    # a habit the latest answer showed, quoted, comes first: it is the most concrete advice
     items = [
+        PracticeItem(title=f"You said: “{p.evidence[0]}”", tip=p.text, tip_ko=p.text_ko)
+        for p in last.pitfalls
+        if p.evidence
+    ][:1]
+    items += [
         PracticeItem(title=c.label, tip=c.tip, tip_ko=c.tip_ko)
         for c in (view.card.criterion(s.criterion) for s in view.result().missing() if s.card_turn == card_turn)
-    ][:limit]
+    ]
+    items = items[:limit]
     d = last.delivery
     words = d.word_count or 1
     if len(items) < limit and d.filler_count / words > 0.03:

@@ -83,13 +83,27 @@ def derived_fields(card: Card, turn_id: str, results: dict[str, CriterionResult]
     return {
         "overall": round(overall, 3),
         "feedback": feedback_for(card, results),
-        "pitfalls": [
-            PitfallHit(text=p.text, text_ko=p.text_ko, criterion=p.criterion)
-            for p in card.pitfalls
-            if p.criterion in results and not results[p.criterion].met
-        ],
+        "pitfalls": pitfalls_of(card, results, text),
         "structure": structure_of(card, results, text),
     }
+
+
+def pitfalls_of(card: Card, results: dict[str, CriterionResult], text: str) -> list[PitfallHit]:
+    """The card's pitfalls this answer shows: an unmet criterion, or a pitfall's own detector
+    finding it (with the sentence that shows it)."""
+    from scoring.detectors import detector_for
+    from scoring.text import Answer
+
+    hits = []
+    for pitfall in card.pitfalls:
+        if pitfall.detector is not None:
+            detector = detector_for(pitfall.detector.type)
+            found = detector.detect(Answer(text), detector.Params.model_validate(pitfall.detector.params), "")
+            if found.met:
+                hits.append(PitfallHit(text=pitfall.text, text_ko=pitfall.text_ko, evidence=found.evidence))
+        elif pitfall.criterion in results and not results[pitfall.criterion].met:
+            hits.append(PitfallHit(text=pitfall.text, text_ko=pitfall.text_ko, criterion=pitfall.criterion))
+    return hits
 
 
 _PARSED: dict[int, tuple] = {}

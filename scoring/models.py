@@ -68,6 +68,7 @@ class PitfallHit(BaseModel):
     text: str
     text_ko: str
     criterion: str | None = None
+    evidence: list[str] = Field(default_factory=list)
 
 
 class Scorecard(BaseModel):

@@ -29,6 +29,7 @@ EXPECTED_MESSAGE = {
     "empty-prompt": "prompt: Value error, must not be empty",
     "no-front-matter": "missing YAML front matter",
     "missing-section": "'## Model answers' needs at least one",
+    "lookbehind-pattern": "cannot run on the linear-time engine",
 }
 
 

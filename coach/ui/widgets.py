@@ -113,7 +113,7 @@ def next_steps(items, korean: bool) -> None:
     """The one or two most useful next steps after an answer (English, and Korean in Korean mode)."""
     for item in items:
         tip = f"{item.tip}  \n{item.tip_ko}" if korean else item.tip
-        st.markdown(f"👉 **{item.title}**: {tip}")
+        st.markdown(f"👉 **{escape_md(item.title)}**: {tip}")  # a title may quote the answer
 
 
 def scorecard(card: Card, result: Scorecard, answer: str, korean: bool,

@@ -17,7 +17,7 @@ from scoring.detectors.experience import (
     Teamwork,
 )
 from scoring.detectors.meeting import MeetingMove, Phrases, Politeness
-from scoring.detectors.reasoning import Tradeoff
+from scoring.detectors.reasoning import GenericReason, Tradeoff
 
 REGISTRY: dict[str, Detector] = {
     detector.type: detector
@@ -33,6 +33,7 @@ REGISTRY: dict[str, Detector] = {
         Phrases(),
         Politeness(),
         Tradeoff(),
+        GenericReason(),
     )
 }
 

@@ -31,3 +31,28 @@ class Tradeoff(Detector):
         if not found:
             return Hit.none("does not say what one option costs or gives up against another")
         return Hit(True, 1.0, first_sentences(answer, found), "weighs what each option costs")
+
+
+class GenericReason(Detector):
+    """A pitfall detector: met when the answer gives a reason that would fit any project."""
+
+    type = "generic_reason"
+    description = (
+        "A pitfall: a reason given without any condition of the speaker's own project (their "
+        "traffic, model size, constraint or a measured number), e.g. 'we chose FSDP because it "
+        "performs well'. Met (the pitfall is present) with the sentence that shows it."
+    )
+
+    def detect(self, answer, params, turn_id):
+        cue = lexicon("pitfalls", "reason_cue")
+        generic = lexicon("pitfalls", "generic_reason")
+        own = lexicon("pitfalls", "own_condition")
+        found = []
+        for sentence in answer.sentences:
+            if own.search(sentence.text) or not cue.search(sentence.text):
+                continue
+            if match := generic.search(sentence.text):
+                found.append((sentence, sentence.start + match.start()))
+        if not found:
+            return Hit.none("every reason is tied to the project")
+        return Hit(True, 1.0, first_sentences(answer, found), "a reason that would fit any project")
