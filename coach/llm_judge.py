@@ -7,6 +7,11 @@ and a short comment. Code then decides what counts:
 
 - evidence must be a verbatim substring of the answer; a "met" verdict with any quote that
   is not, or with no quote at all, is discarded;
+- each quote must be a sentence (at least half of the sentence it comes from, four words or
+  more), and that sentence must bear on the criterion: it shares a content word with the
+  criterion's label, definition, tip or follow-ups, or at least is not the rubric's evidence
+  for another criterion (for a measured result: it has a number). A fragment ("the results")
+  or a real sentence that shows something else is discarded;
 - a criterion whose detector is `measured_result` cannot be met without a number (digits
   or a spoken number) in the quoted evidence;
 - an answer the rubric finds trivial ("fine", "I don't know") is never upgraded;
@@ -43,7 +48,8 @@ MAX_COMMENT_CHARS = 300
 MAX_EVIDENCE_ITEMS = 3
 MAX_ANSWER_CHARS = 6000  # what the model sees (and what its quotes are checked against)
 MEASURED_RESULT = "measured_result"
-LLM_REASON_PREFIX = "LLM judge: "
+MIN_QUOTE_WORDS = 4
+LLM_REASON_PREFIX = "The interviewer's judgement: "  # an upgrade is shown as the persona's call
 
 NOTE_NOT_CONFIGURED = "no language model is configured (COACH_LLM_MODEL); the rubric's scores stand"
 NOTE_UNAVAILABLE = "the judge model did not answer; the rubric's scores stand"
@@ -126,13 +132,59 @@ def _check_evidence(evidence: list[str], answer: str) -> tuple[list[str], str | 
             continue
         if quote not in answer:
             return [], "the LLM's evidence is not a verbatim quote of the answer"
-        if len(quote) < 8 or len(quote.split()) < 2:
+        if len(quote) < 8 or len(quote.split()) < MIN_QUOTE_WORDS:
             return [], "the LLM's evidence is too short to show anything"
+        if not _is_sentence(quote, answer):
+            return [], "the LLM quoted a fragment, not a sentence"
         if quote not in quotes:
             quotes.append(quote)
     if not quotes:
         return [], "the LLM quoted no evidence"
     return quotes, None
+
+
+def _is_sentence(quote: str, answer: str) -> bool:
+    """The quote covers at least half of the words of the sentence it is taken from."""
+    from scoring.text import Answer
+
+    for sentence in Answer(answer).sentences:
+        if quote in sentence.text:
+            return len(quote.split()) * 2 >= len(sentence.text.split())
+    return True  # it spans more than one sentence
+
+
+_STOPWORDS = frozenset(
+    "the a an and or but of to in on at for from with by as is are was were be been being it its this that these "
+    "those there here what which who whom how when where why do does did done have has had not no any some all "
+    "each every your you our we they them their his her she he i me my mine can could would should will shall may "
+    "might must just so than then too very also only about into over under more most less such own same other "
+    "says say said give gives given one two".split()
+)
+
+
+def _content_lemmas(text: str) -> set[str]:
+    from lemminflect import getAllLemmas
+
+    out = set()
+    for word in re.findall(r"[a-z][a-z-]{2,}", text.lower()):
+        if word in _STOPWORDS:
+            continue
+        lemmas = {lemma for forms in getAllLemmas(word).values() for lemma in forms} or {word}
+        out.update(lemmas)
+    return out
+
+
+def _bears_on(criterion: Criterion, quotes: list[str], scorecard: Scorecard) -> bool:
+    """Whether the quoted sentences are about this criterion (see the module notes): they share
+    a content word with it, or at least are not what the rubric already took as another
+    criterion's evidence ("Next I will share the results" is next steps, not a blocker)."""
+    if criterion.detector.type == MEASURED_RESULT:
+        return has_number(" ".join(quotes))
+    about = " ".join([criterion.label, criterion.definition, criterion.tip, *criterion.follow_ups])
+    if _content_lemmas(" ".join(quotes)) & _content_lemmas(about):
+        return True
+    taken = [e for cid, r in scorecard.criteria.items() if cid != criterion.id and r.met for e in r.evidence]
+    return not any(q in e or e in q for q in quotes for e in taken)
 
 
 def _status(settings: Settings, status: str, note: str, info=None) -> dict:
@@ -219,6 +271,8 @@ def judge(
         quotes, why = _check_evidence(verdict["evidence"], seen_text)
         if why is None and criterion.detector.type == MEASURED_RESULT and not has_number(" ".join(quotes)):
             quotes, why = [], "a measured result needs a number in the quoted evidence"
+        if why is None and not _bears_on(criterion, quotes, result):
+            quotes, why = [], "the quoted sentence does not bear on this criterion"
         if rubric.met:
             if why is None and comment:
                 comments[criterion.id] = comment

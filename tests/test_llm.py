@@ -515,6 +515,37 @@ def test_judge_upgrade_needs_verbatim_evidence(card):
     assert not rubric.criteria["measured_results"].met
 
 
+STATUS_ANSWER = (
+    "For context, I'm on the billing export so finance can close the month. So far the CSV job "
+    "runs nightly. Next I will share the results on Friday. The staging database still has no "
+    "read replica, so I can't load-test the export yet."
+)
+
+
+def _status_judged(library, cid: str, quote: str):
+    status = library.card("status-update")
+    rubric = deterministic(status, STATUS_ANSWER)
+    rubric.criteria[cid] = CriterionResult(met=False, score=0.0, reason="missed")  # pretend the rubric missed it
+    others = [c for c in rubric.criteria if c != cid]
+    reply = verdicts(False, ids=others, **{cid: {"evidence": [quote], "comment": "scripted", "met": True}})
+    return judge(mocked(reply), status, "main", STATUS_ANSWER, rubric).criteria[cid]
+
+
+@pytest.mark.parametrize("quote, why", [
+    ("the results", "a fragment"),
+    ("Next I will share the results on Friday.", "a real sentence about something else"),
+])
+def test_judge_upgrade_needs_a_sentence_that_bears_on_the_criterion(library, quote, why):
+    assert not _status_judged(library, "blocker_or_ask", quote).met, why
+
+
+def test_judge_upgrades_a_real_paraphrase_as_the_interviewers_judgement(library):
+    quote = "The staging database still has no read replica, so I can't load-test the export yet."
+    verdict = _status_judged(library, "blocker_or_ask", quote)
+    assert verdict.met and verdict.evidence == [quote]
+    assert verdict.reason.startswith("The interviewer's judgement")
+
+
 def test_judge_discards_invented_quotes(card):
     rubric = deterministic(card, HALF_ANSWER)
     reply = verdicts(

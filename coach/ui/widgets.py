@@ -9,6 +9,7 @@ import re
 import streamlit as st
 
 from coach.content import Card
+from coach.llm_judge import LLM_REASON_PREFIX
 from coach.report import escape_md
 from coach.result import SessionResult, TurnDelta
 from coach.summary import Summary
@@ -133,7 +134,8 @@ def scorecard(card: Card, result: Scorecard, answer: str, korean: bool,
         criterion = card.criterion(cid) if known else None
         name = label(criterion.label, criterion.label_ko, korean) if criterion else cid
         if criterion_result.met:
-            st.markdown(f"✅ **{name}**")
+            judged = criterion_result.reason.startswith(LLM_REASON_PREFIX)
+            st.markdown(f"✅ **{name}**" + (" — the interviewer's judgement" if judged else ""))
             for quote in criterion_result.evidence[:2]:
                 st.caption(f"“{escape_md(quote)}”")
         elif cid in earlier:
