@@ -46,6 +46,7 @@ class MeetingMoveParams(Params):
     forbid: list[str] = Field(default_factory=list)
     forbid_move: str | None = None
     needs_move: str | None = None
+    forbid_rude: bool = False
 
     _regexes = field_validator("extra_patterns", "forbid")(check_patterns)
 
@@ -69,7 +70,8 @@ class MeetingMove(Detector):
         "blocker_or_ask, acknowledge, softened_disagreement, reason, alternative, invites_input, "
         "check_connection, ask_repeat, take_floor, yield_floor, share_screen), chosen per card "
         "or per turn (`by_turn`). A phrase from `forbid` or `forbid_move` anywhere makes it unmet; "
-        "with `needs_move`, it only counts when that move is in the answer too."
+        "with `needs_move`, it only counts when that move is in the answer too; with `forbid_rude`, "
+        "a rude line (the politeness strategies' `rude`) does not count as the move."
     )
 
     def detect(self, answer, params, turn_id):
@@ -79,6 +81,8 @@ class MeetingMove(Detector):
         blunt = _blunt_hits(answer, compiled(tuple(params.forbid))) if params.forbid else []
         if params.forbid_move:
             blunt += _blunt_hits(answer, lexicon("meeting", "moves", params.forbid_move))
+        if params.forbid_rude and (rude := politeness.assess(answer).rude):
+            blunt += _sentences_of(answer, rude)
         if blunt:
             return Hit(False, 0.0, blunt[:2], "a blunt phrase undoes the softening")
         found = _matches(answer, patterns)
