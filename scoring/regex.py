@@ -18,6 +18,7 @@ from functools import cache
 import re2
 
 _LEMMA = re2.compile(r"\{([A-Za-z][A-Za-z-]*)\}")
+MAX_SHORTER_TRIES = 12  # word boundaries tried inside one over-long match
 
 
 class PatternError(ValueError):
@@ -125,6 +126,9 @@ class WordPatterns:
             start, end = found.start(), found.end()
             inside_left = start > 0 and _wordish(text[start]) and _wordish(text[start - 1])
             inside_right = end < size and end > start and _wordish(text[end - 1]) and _wordish(text[end])
+            if inside_right and not inside_left:  # the longest match ends inside a word: a shorter one may not
+                end = self._shorter_whole_word(text, start, end)
+                inside_right = end == start
             if end > start and not inside_left and not inside_right:
                 if not self._vetoed(text[start:end]):
                     yield Match(start, end, text[start:end])
@@ -134,6 +138,20 @@ class WordPatterns:
             pos = start + 1
             while pos < size and _wordish(text[pos]) and _wordish(text[pos - 1]):
                 pos += 1
+
+    def _shorter_whole_word(self, text: str, start: int, end: int) -> int:
+        """The end of the longest match from `start` that ends at a word boundary before
+        `end` ("next time" in "next time I'd"), or `start` when there is none."""
+        tries = 0
+        for cut in range(end - 1, start, -1):
+            if _wordish(text[cut - 1]) and _wordish(text[cut]):
+                continue
+            if self._regex.fullmatch(text, start, cut):
+                return cut
+            tries += 1
+            if tries == MAX_SHORTER_TRIES:  # keeps the whole search linear in the answer
+                break
+        return start
 
     def _vetoed(self, span: str) -> bool:
         return self._veto is not None and self._veto.search(span) is not None
