@@ -17,7 +17,7 @@ from scoring.detectors.experience import (
     Teamwork,
 )
 from scoring.detectors.meeting import MeetingMove, Phrases, Politeness
-from scoring.detectors.reasoning import GenericReason, Tradeoff
+from scoring.detectors.reasoning import GenericReason, Quantity, Tradeoff
 
 REGISTRY: dict[str, Detector] = {
     detector.type: detector
@@ -34,6 +34,7 @@ REGISTRY: dict[str, Detector] = {
         Politeness(),
         Tradeoff(),
         GenericReason(),
+        Quantity(),
     )
 }
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from scoring.detectors.base import Detector, Hit, first_sentences, lexicon
+from scoring.detectors.base import Detector, Hit, first_sentences, lexicon, regex
 from scoring.detectors.experience import ExtraPatterns
 
 
@@ -56,3 +56,34 @@ class GenericReason(Detector):
         if not found:
             return Hit.none("every reason is tied to the project")
         return Hit(True, 1.0, first_sentences(answer, found), "a reason that would fit any project")
+
+
+class Quantity(Detector):
+    """For conceptual questions: a number put on the concept itself (the traffic, the memory,
+    the bubble), which needs no before/after, unlike a measured result."""
+
+    type = "quantity"
+    Params = ExtraPatterns
+    description = (
+        "A number put on the concept: bytes per parameter, how many times the gradient each GPU "
+        "sends, a bubble fraction, a share of the compute, a latency or a duration. Spoken numbers "
+        "count; numbers that only describe the setup (8 GPUs, a 7B model, 2023) do not."
+    )
+
+    def detect(self, answer, params, turn_id):
+        words = lexicon("reasoning", "quantity_words", extra=tuple(params.extra_patterns))
+        setup = regex("experience", "measured_result", "setup_units")
+        year = regex("experience", "measured_result", "year")
+        names = regex("reasoning", "name_with_digits")
+        found = []
+        for sentence in answer.sentences:
+            text = names.sub(" ", year.sub(" ", setup.sub(" ", sentence.numeric)))
+            if _has_number(text) and words.search(text):
+                found.append((sentence, None))
+        if not found:
+            return Hit.none("no number put on it (bytes, a share, a rate, a formula)")
+        return Hit(True, 1.0, first_sentences(answer, found), "puts a number on it")
+
+
+def _has_number(text: str) -> bool:
+    return any(ch.isdigit() for ch in text) or lexicon("reasoning", "number_words").search(text) is not None
