@@ -38,6 +38,11 @@ RATE = audio_mod.SAMPLE_RATE
 # A pause this long ends a segment (0.5 s: a sentence break; measured, live-audio notes).
 MIN_SILENCE_MS = 500
 SPEECH_PAD_MS = 200
+# A segment is decoded once it holds this much speech and a pause follows; shorter phrases
+# wait for the next one (a two-word fragment decodes badly on its own), unless the pause
+# after them is long.
+MIN_SEGMENT_SECONDS = 3.0
+LONG_PAUSE_SECONDS = 1.5
 # Speech with no pause is cut here anyway, so that no segment grows without limit.
 MAX_SEGMENT_SECONDS = 18.0
 # VAD runs on the pending audio at most this often (it is cheap, but not free).
@@ -149,10 +154,15 @@ class IncrementalTranscriber:
             # A span is finished when another one follows it (a pause, or a forced cut), or
             # when a pause of min_silence has followed it already.
             closed = spans[:-1]
-            if spans[-1][1] <= len(self._pending) - self.min_silence:
+            trailing = len(self._pending) - spans[-1][1]
+            if trailing >= self.min_silence:
                 closed = spans
-        if not closed:
-            return []
+            if not closed:
+                return []
+            long_pause = closed is spans and trailing >= LONG_PAUSE_SECONDS * RATE
+            forced = len(closed) < len(spans) and spans[-1][0] - closed[-1][1] < self.min_silence
+            if closed[-1][1] - closed[0][0] < MIN_SEGMENT_SECONDS * RATE and not (long_pause or forced):
+                return []
         new: list[LiveSegment] = []
         offset_seconds = self._offset / RATE
         for window in group_spans(closed, self.options.window_seconds):
@@ -229,10 +239,10 @@ class BackgroundTranscriber:
                 except queue.Empty:
                     break
             done = any(c is _DONE for c in chunks)
-            audio = [to_float32(c).reshape(-1) for c in chunks if c is not _DONE]
             if self._failure is not None:
                 continue
             try:
+                audio = [to_float32(c).reshape(-1) for c in chunks if c is not _DONE]
                 if audio:
                     self.live.feed(np.concatenate(audio))
                 if done:
