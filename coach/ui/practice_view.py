@@ -88,6 +88,8 @@ def _conversation(engine: PracticeEngine, view: SessionView) -> None:
                     with st.expander("Scorecard", expanded=turn is last_scored):
                         widgets.scorecard(card, Scorecard.model_validate_json(turn.scorecard_json),
                                           turn.answer_text, korean)
+                    if turn is last_scored:
+                        voice.term_hints(engine, view, turn)
                 elif turn.error:
                     st.warning(turn.error)
     for note in st.session_state.pop("notes", []):
@@ -96,6 +98,8 @@ def _conversation(engine: PracticeEngine, view: SessionView) -> None:
         _finished(view, korean)
         return
     _answer_box(engine, view)
+    if last_scored is not None:
+        voice.correction(engine, view, last_scored)
 
 
 def _last_scored(view: SessionView):
