@@ -91,9 +91,10 @@ def _inflection(a: str, b: str) -> bool:
 
 
 def _suggestible(term: str) -> bool:
-    """Terms worth flagging: technical words, or long ones ("utilization"); short common
-    words ("ring", "tree") would match too much ordinary speech."""
-    return _technical(term) or len(term.replace(" ", "")) >= 8
+    """Terms worth flagging: technical words, names ("Nsight"), or long ones ("utilization");
+    short common words ("ring", "tree") would match too much ordinary speech."""
+    letters = term.replace(" ", "")
+    return _technical(term) or len(letters) >= 8 or (len(letters) >= 6 and term[0].isupper())
 
 
 def misheard_terms(text: str, vocabulary, *, threshold: int = 70, limit: int = 3) -> list[TermSuggestion]:
@@ -112,8 +113,11 @@ def misheard_terms(text: str, vocabulary, *, threshold: int = 70, limit: int = 3
         term_sound = _sound(term)
         for n in {size, size + 1, max(size - 1, 1)}:
             for i in range(len(words) - n + 1):
-                heard = " ".join(words[i : i + n])
-                if heard.lower() in known or _inflection(heard, term) or len(heard) < 3:
+                parts = words[i : i + n]
+                heard = " ".join(parts)
+                if heard.lower() in known or len(heard) < 3:
+                    continue
+                if _inflection(heard, term) or any(_inflection(p, w) for p in parts for w in term.split()):
                     continue
                 if heard.isdigit():
                     continue

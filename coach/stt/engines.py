@@ -56,6 +56,7 @@ class FasterWhisperModel(SpeechModel):
             beam_size=options.beam_size,
             temperature=list(options.temperatures),
             initial_prompt=options.initial_prompt(),
+            hotwords=options.hotwords(),
             condition_on_previous_text=False,
             word_timestamps=True,
             vad_filter=False,  # done by the caller (`speech_windows`, the live segmenter)

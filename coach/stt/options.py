@@ -32,6 +32,9 @@ class DecodeOptions:
                    "Nsight", "utilization"); put in front of the prompt as a glossary
                    (see `initial_prompt`), never as faster-whisper ``hotwords``, which made
                    tiny.en skip audio (benchmarks/README.md).
+    bias           how the vocabulary reaches the decoder: "prompt" (the default, a glossary
+                   before the verbatim prompt) or "hotwords" (faster-whisper's own option;
+                   kept for the measurement in benchmarks/vocabulary.py).
     window_seconds most speech decoded in one pass (under Whisper's 30 s).
     vad_min_silence_ms, vad_pad_ms
                    Silero VAD: a silence this long ends a speech span; each span is padded.
@@ -41,9 +44,15 @@ class DecodeOptions:
     temperatures: tuple[float, ...] = TEMPERATURES
     prompt: str = VERBATIM_PROMPT
     vocabulary: tuple[str, ...] = field(default_factory=tuple)
+    bias: str = "prompt"
     window_seconds: float = WINDOW_SECONDS
     vad_min_silence_ms: int = VAD_MIN_SILENCE_MS
     vad_pad_ms: int = VAD_PAD_MS
+
+    def hotwords(self) -> str | None:
+        if not self.vocabulary or self.bias != "hotwords":
+            return None
+        return ", ".join(self.vocabulary)
 
     def with_vocabulary(self, terms) -> DecodeOptions:
         return replace(self, vocabulary=tuple(terms or ()))
@@ -52,7 +61,7 @@ class DecodeOptions:
         """The prompt the decoder is primed with: "Glossary: A, B, C." then the verbatim
         prompt. Whisper reads the prompt as text that came before, so the glossary makes the
         card's spellings likely without being transcribed itself."""
-        if not self.vocabulary:
+        if not self.vocabulary or self.bias != "prompt":
             return self.prompt
         terms: list[str] = []
         used = 0
