@@ -84,53 +84,88 @@ def _sound(text: str) -> str:
     return re.sub(r"(.)\1+", r"\1", key)
 
 
+def _stem(word: str) -> str:
+    word = word.lower()
+    for suffix in ("ations", "ation", "ings", "ing", "ions", "ion", "ed", "es", "s"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            return word[: -len(suffix)]
+    return word
+
+
 def _inflection(a: str, b: str) -> bool:
-    a, b = a.lower(), b.lower()
+    """The same word, or one inside the other ("topology" / "topology-aware")."""
+    a, b = _squash(a), _squash(b)
+    if not a or not b:
+        return False
     short, long = sorted((a, b), key=len)
-    return long.startswith(short) and len(long) - len(short) <= 3
+    return short in long or _stem(a) == _stem(b)
+
+
+def _contains_word(heard: str, word: str) -> bool:
+    """A heard word that is the term's word, or an inflection of it ("utilizations")."""
+    heard, word = _squash(heard), _squash(word)
+    return bool(heard) and (word in heard or _stem(heard) == _stem(word))
+
+
+def _squash(text: str) -> str:
+    return re.sub(r"[^a-z0-9]", "", text.lower())
 
 
 def _suggestible(term: str) -> bool:
     """Terms worth flagging: technical words, names ("Nsight"), or long ones ("utilization");
     short common words ("ring", "tree") would match too much ordinary speech."""
+    if "_" in term or "=" in term:
+        return False  # environment variables and options are typed, not said
     letters = term.replace(" ", "")
     return _technical(term) or len(letters) >= 8 or (len(letters) >= 6 and term[0].isupper())
 
 
-def misheard_terms(text: str, vocabulary, *, threshold: int = 70, limit: int = 3) -> list[TermSuggestion]:
+# How alike a heard word and a term must be (0-100, the better of spelling and sound): one
+# word for one word; a pair of words for a joined term ("envy link" / "NVLink") or a
+# term of several words needs more.
+ONE_WORD_THRESHOLD = 70
+SEVERAL_WORDS_THRESHOLD = 80
+_CLAUSE = re.compile(r"[.,;:!?()\"“”]+")
+
+
+def misheard_terms(text: str, vocabulary, *, limit: int = 3) -> list[TermSuggestion]:
     """Transcript words (or pairs of words) that look like one of the card's terms without
     being it: probably the term misheard. Best matches first, at most `limit`."""
     from rapidfuzz import fuzz
 
-    words = _WORD.findall(text)
-    lowered = " " + " ".join(w.lower() for w in words) + " "
-    known = {term.lower() for term in vocabulary}
+    clauses = [_WORD.findall(clause) for clause in _CLAUSE.split(text)]
+    said = _squash(text)
+    known = {_squash(term) for term in vocabulary}
     found: dict[str, TermSuggestion] = {}
     for term in vocabulary:
-        if not _suggestible(term) or f" {term.lower()} " in lowered:
+        if not _suggestible(term) or _squash(term) in said:
             continue
         size = len(term.split())
         term_sound = _sound(term)
-        for n in {size, size + 1, max(size - 1, 1)}:
-            for i in range(len(words) - n + 1):
-                parts = words[i : i + n]
-                heard = " ".join(parts)
-                if heard.lower() in known or len(heard) < 3:
-                    continue
-                if _inflection(heard, term) or any(_inflection(p, w) for p in parts for w in term.split()):
-                    continue
-                if heard.isdigit():
-                    continue
-                score = max(fuzz.ratio(heard.lower(), term.lower()), fuzz.ratio(_sound(heard), term_sound))
-                if score < threshold:
-                    continue
-                best = found.get(heard.lower())
-                if best is None or score > best.score:
-                    found[heard.lower()] = TermSuggestion(heard=heard, term=term, score=int(round(score)))
+        sizes = {size, size + 1} if size == 1 else {size}
+        for words in clauses:
+            for n in sizes:
+                threshold = ONE_WORD_THRESHOLD if n == 1 else SEVERAL_WORDS_THRESHOLD
+                for i in range(len(words) - n + 1):
+                    parts = words[i : i + n]
+                    heard = " ".join(parts)
+                    if _squash(heard) in known or len(heard) < 3 or heard.isdigit():
+                        continue
+                    if _inflection(heard, term) or any(
+                        _contains_word(p, w) for p in parts for w in re.split(r"[\s\-]+", term) if len(w) > 2
+                    ):
+                        continue
+                    score = max(fuzz.ratio(heard.lower(), term.lower()), fuzz.ratio(_sound(heard), term_sound))
+                    if score < threshold:
+                        continue
+                    best = found.get(heard.lower())
+                    if best is None or score > best.score:
+                        found[heard.lower()] = TermSuggestion(heard=heard, term=term, score=int(round(score)))
     ranked = sorted(found.values(), key=lambda s: -s.score)
-    # One suggestion per term: its best-matching heard word.
+    # One suggestion per term (its best-matching words), and no overlapping words.
     out: list[TermSuggestion] = []
     for suggestion in ranked:
-        if all(s.term != suggestion.term and s.heard.lower() not in suggestion.heard.lower() for s in out):
+        if all(s.term != suggestion.term and s.heard.lower() not in suggestion.heard.lower()
+               and suggestion.heard.lower() not in s.heard.lower() for s in out):
             out.append(suggestion)
     return out[:limit]
