@@ -61,14 +61,16 @@ def sentence_audio(folder: Path) -> list[np.ndarray]:
 
 
 def answer_of(seconds: float, sentences: list[np.ndarray]) -> np.ndarray:
+    """Whole sentences, 0.7 s of pause after each, until `seconds` is reached (a speaker
+    pauses at the end of a sentence before pressing Stop)."""
     pause = np.zeros(int(0.7 * RATE), dtype=np.float32)
     parts, total, index = [], 0, 0
-    while total < seconds * RATE:
+    while total < seconds * RATE - RATE:
         piece = sentences[index % len(sentences)]
         parts += [piece, pause]
         total += len(piece) + len(pause)
         index += 1
-    return np.concatenate(parts)[: int(seconds * RATE)]
+    return np.concatenate(parts)
 
 
 def live_turn(engine: PracticeEngine, samples: np.ndarray, speed: float) -> dict:
@@ -81,9 +83,9 @@ def live_turn(engine: PracticeEngine, samples: np.ndarray, speed: float) -> dict
         pause = due - time.perf_counter()
         if pause > 0:
             time.sleep(pause)
-    # "Stop": how much audio has the worker not decoded yet?
+    # "Stop": how much of the recording has the worker not yet cut into segments?
     inner = live.transcriber.live
-    backlog = len(samples) / RATE - sum(s.end - s.start for s in inner.segments)
+    backlog = len(samples) / RATE - (inner.segments[-1].end if inner.segments else 0.0)
     stop = time.perf_counter()
     transcript = live.finish()
     finished = time.perf_counter()
@@ -120,7 +122,7 @@ def main() -> None:
         print(f"model {model.name} on {model.device}/{model.compute_type}, {stt._cpu_threads()} threads; "
               f"feeding at {args.speed:g}x real time, 20 ms chunks")
         print("| answer | Stop -> result (live) | of which last segment | score + follow-up + store "
-              "| undecoded at Stop | live RTF | segments | Stop -> result (whole file) |")
+              "| audio after the last closed segment at Stop | live RTF | segments | Stop -> result (whole file) |")
         print("|---|---|---|---|---|---|---|---|")
         for length in args.lengths:
             samples = answer_of(length, sentences)
@@ -130,7 +132,8 @@ def main() -> None:
             def med(key, runs=runs):
                 return statistics.median(r[key] for r in runs)
 
-            print(f"| {length:g} s | **{med('stop_to_result'):.2f} s** | {med('finish'):.2f} s | "
+            print(f"| {length:g} s ({len(samples) / RATE:.0f} s) | **{med('stop_to_result'):.2f} s** | "
+                  f"{med('finish'):.2f} s | "
                   f"{med('turn') * 1000:.0f} ms | {med('backlog'):.1f} s | {med('rtf'):.3f} | "
                   f"{runs[0]['segments']} | {statistics.median(whole):.2f} s |", flush=True)
 
