@@ -7,7 +7,8 @@ each, repeated to the length) fed in 20 ms chunks at real-time pace (`--speed` >
 faster) into the app's own path: `PracticeEngine.start_live_answer` (recording saved chunk by
 chunk, segments transcribed in a worker as they close) -> at "Stop", `LiveAnswer.finish()`
 (the last segment) -> `PracticeEngine.answer_with_audio` (score, session result, follow-up,
-all stored). Printed per length: Stop -> result, how much audio was still undecoded at Stop,
+all stored). Printed per length: Stop -> result, how much audio was not yet in a finished
+(decoded) segment at Stop (the last segment, often being decoded already),
 the real-time factor of the live decoding, and for comparison Stop -> result of the
 whole-file path (transcribe the recording after Stop, then the same turn). Rendering the
 page adds about 0.2 s (measured in the browser, see benchmarks/README.md). Asserts nothing.
@@ -122,7 +123,7 @@ def main() -> None:
         print(f"model {model.name} on {model.device}/{model.compute_type}, {stt._cpu_threads()} threads; "
               f"feeding at {args.speed:g}x real time, 20 ms chunks")
         print("| answer | Stop -> result (live) | of which last segment | score + follow-up + store "
-              "| audio after the last closed segment at Stop | live RTF | segments | Stop -> result (whole file) |")
+              "| audio not in a finished segment at Stop | live RTF | segments | Stop -> result (whole file) |")
         print("|---|---|---|---|---|---|---|---|")
         for length in args.lengths:
             samples = answer_of(length, sentences)

@@ -44,7 +44,7 @@ SPEECH_PAD_MS = 200
 MIN_SEGMENT_SECONDS = 3.0
 LONG_PAUSE_SECONDS = 1.5
 # Speech with no pause is cut here anyway, so that no segment grows without limit.
-MAX_SEGMENT_SECONDS = 18.0
+MAX_SEGMENT_SECONDS = 15.0
 # VAD runs on the pending audio at most this often (it is cheap, but not free).
 VAD_EVERY_SECONDS = 0.3
 # Silence with no speech in it is dropped from the pending buffer, except this much.
@@ -154,8 +154,10 @@ class IncrementalTranscriber:
             # A span is finished when another one follows it (a pause, or a forced cut), or
             # when a pause of min_silence has followed it already.
             closed = spans[:-1]
+            # The span's end is padded by SPEECH_PAD_MS: the speaker has paused for
+            # min_silence once the padded end is that much less behind the buffer's end.
             trailing = len(self._pending) - spans[-1][1]
-            if trailing >= self.min_silence:
+            if trailing >= self.min_silence - int(SPEECH_PAD_MS * RATE / 1000):
                 closed = spans
             if not closed:
                 return []
