@@ -223,3 +223,19 @@ def load(
     if is_silent(audio.samples):
         raise AudioError(SILENT)
     return audio
+
+
+class FrameResampler:
+    """Audio frames of a live stream (PyAV `AudioFrame`s, e.g. 48 kHz stereo from WebRTC)
+    to 16 kHz mono float32, keeping the resampler's state between frames."""
+
+    def __init__(self):
+        import av
+
+        self._resampler = av.audio.resampler.AudioResampler(format="s16", layout="mono", rate=SAMPLE_RATE)
+
+    def __call__(self, frames) -> np.ndarray:
+        chunks = [out.to_ndarray().reshape(-1) for frame in frames for out in self._resampler.resample(frame)]
+        if not chunks:
+            return np.zeros(0, dtype=np.float32)
+        return np.concatenate(chunks).astype(np.float32) / 32768.0

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import logging
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import scoring
 from coach import interviewer
@@ -24,7 +25,7 @@ from coach.errors import (
 )
 from coach.interviewer import NextPrompt, Progress
 from coach.result import SessionResult, TurnDelta, card_turn_of, session_result
-from coach.store import PracticeSession, Store, Turn
+from coach.store import PracticeSession, Store, Turn, recording_path, save_audio_file
 from scoring.models import Scorecard, SpeechTiming
 
 log = logging.getLogger(__name__)
@@ -92,6 +93,8 @@ class TurnResult:
     session_met: list[str] = field(default_factory=list)  # criteria met by any answer so far
     result: SessionResult | None = None  # the session's running result after this answer
     delta: TurnDelta | None = None  # what this answer added, and what is still missing
+    transcript: object | None = None  # the coach.stt.Transcript of a spoken answer
+    suggestions: list = field(default_factory=list)  # coach.vocabulary.TermSuggestion: misheard terms?
 
 
 class PracticeEngine:
@@ -140,6 +143,137 @@ class PracticeEngine:
         view = self._active(session_id)
         return self.store.save_answer(view.pending.id, None, audio_path=audio_path)
 
+    # --- spoken answers -------------------------------------------------------------------
+
+    def vocabulary(self, view: SessionView) -> list[str]:
+        from coach.vocabulary import card_vocabulary
+
+        return card_vocabulary(view.card)
+
+    def decode_options(self, view: SessionView):
+        """How this card's answers are decoded: biased towards the card's own terms."""
+        from coach.stt import DecodeOptions
+
+        return DecodeOptions().with_vocabulary(self.vocabulary(view))
+
+    def start_live_answer(self, session_id: str):
+        """A `coach.live.LiveAnswer` for the pending turn: its recording file is attached to
+        the turn now, before the first chunk arrives, so a dropped stream or a reload loses
+        nothing (`recovered_recording` finds it again)."""
+        from coach import stt
+        from coach.live import LiveAnswer
+
+        view = self._active(session_id)
+        path = recording_path(self.settings.data_dir, session_id, ".wav")
+        live = LiveAnswer(path, stt.load_model(self.settings), self.decode_options(view), self.settings)
+        self.attach_recording(session_id, str(path))
+        return live
+
+    def answer_with_audio(self, session_id: str, audio, *, transcript=None, suffix: str = ".wav") -> TurnResult:
+        """The voice turn: keep the recording (bytes are saved to the data dir; a file is
+        copied there unless it is there already), transcribe it with the card's vocabulary
+        (unless the live path already did: `transcript`), then score and continue as
+        `submit`. The result carries the transcript and the probably misheard terms.
+        AudioError when the recording cannot be used; it stays attached to the turn."""
+        from coach import stt
+
+        view = self._active(session_id)
+        path = self._keep_recording(view, audio, suffix)
+        if transcript is None:
+            transcript = stt.transcribe(path, self.settings, self.decode_options(view))
+        result = self.submit(session_id, transcript.text, transcript_json=transcript.model_dump_json(),
+                             timing=transcript.to_timing())
+        from coach.vocabulary import misheard_terms
+
+        result.transcript = transcript
+        result.suggestions = misheard_terms(transcript.text, self.vocabulary(view))
+        return result
+
+    def transcribe_only(self, session_id: str, audio, *, transcript=None, suffix: str = ".wav"):
+        """A recording kept and transcribed for the pending turn but not sent: the learner
+        had typed a draft, so the transcript is offered beside it. The transcript is saved
+        with the turn, so a reload brings it back."""
+        from coach import stt
+
+        view = self._active(session_id)
+        path = self._keep_recording(view, audio, suffix)
+        if transcript is None:
+            transcript = stt.transcribe(path, self.settings, self.decode_options(view))
+        self.save_transcript(session_id, transcript.model_dump_json())
+        return transcript
+
+    def _keep_recording(self, view: SessionView, audio, suffix: str) -> Path:
+        """The recording saved in the data dir (bytes written, an outside file copied) and
+        attached to the pending turn, before anything else is done with it."""
+        session_id = view.id
+        if isinstance(audio, (bytes, bytearray, memoryview)):
+            path = save_audio_file(self.settings.data_dir, session_id, bytes(audio), suffix)
+        else:
+            path = Path(audio)
+            if not path.is_file():
+                from coach.audio import MISSING_FILE
+                from coach.errors import AudioError
+
+                raise AudioError(MISSING_FILE.format(path=path))
+            home = (Path(self.settings.data_dir) / "audio").resolve()
+            if home not in path.resolve().parents:
+                path = save_audio_file(self.settings.data_dir, session_id, path.read_bytes(), path.suffix or suffix)
+        if view.pending.audio_path != str(path):
+            self.attach_recording(session_id, str(path))
+        return path
+
+    def recovered_recording(self, view: SessionView, quiet_seconds: float = 3.0) -> Path | None:
+        """A recording of the pending turn that was saved but never answered with (the page
+        reloaded or the stream dropped mid-answer), once nothing has written to it for
+        `quiet_seconds`."""
+        import time
+
+        pending = view.pending
+        if pending is None or pending.answer_text or not pending.audio_path:
+            return None
+        path = Path(pending.audio_path)
+        if not path.is_file() or path.stat().st_size <= 44:
+            return None
+        if time.time() - path.stat().st_mtime < quiet_seconds:
+            return None
+        return path
+
+    def rescore(self, session_id: str, turn_pk: int, text: str) -> TurnResult:
+        """"Correct and re-score": the corrected text replaces a scored answer (the earlier
+        version is kept in the store's answer history); the turn gets a new scorecard, and a
+        follow-up not answered yet is chosen again from the new result."""
+        view = self.load(session_id)
+        turn = next((t for t in view.turns if t.id == turn_pk), None)
+        if turn is None or not turn.answer_text:
+            raise EmptyAnswerError("there is no answer to correct on that turn")
+        if not text or not text.strip():
+            raise EmptyAnswerError("the answer is empty: type or say something first")
+        if len(text) > self.settings.max_answer_chars:
+            raise AnswerTooLongError(f"the answer is {len(text):,} characters; the limit is "
+                                     f"{self.settings.max_answer_chars:,}")
+        self.store.keep_revision(turn)
+        timing = None
+        if turn.transcript_json:
+            from coach.stt import Transcript
+
+            timing = Transcript.model_validate_json(turn.transcript_json).to_timing()
+        self.store.save_answer(turn.id, text)
+        later = [t for t in view.turns if t.position > turn.position]
+        if later and all(not t.answer_text for t in later) and len(later) == 1 and not view.finished:
+            # The follow-up was chosen from the old answer and is not answered yet: choose
+            # it again from the corrected one.
+            self.store.delete_turn(later[0].id)
+        elif later or view.finished:
+            scorecard = self._score(view, turn, text, timing, [])
+            self.store.save_scorecard(turn.id, scorecard.model_dump_json(exclude_none=True),
+                                      scorecard.scorer_version)
+            view = self.load(session_id)
+            progress = view.progress(None if view.card.kind == "interview" else turn.turn_id)
+            met = [cid for cid, r in progress.results.items() if r.met]
+            pending = view.pending
+            return TurnResult(scorecard, pending.prompt if pending else None, view.finished, [], met)
+        return self._score_and_continue(self.load(session_id), turn.id, text, timing)
+
     def submit(self, session_id: str, text: str, *, transcript_json: str | None = None,
                timing: SpeechTiming | None = None) -> TurnResult:
         """Save the answer, then score it and decide the next prompt."""
@@ -181,11 +315,9 @@ class PracticeEngine:
             raise SessionFinishedError("this session is finished; start a new one")
         return view
 
-    def _score_and_continue(self, view: SessionView, turn_pk: int, text: str,
-                            timing: SpeechTiming | None) -> TurnResult:
-        turn = next(t for t in view.turns if t.id == turn_pk)
+    def _score(self, view: SessionView, turn: Turn, text: str, timing: SpeechTiming | None,
+               notes: list[str]) -> Scorecard:
         scoring_turn = card_turn_of(view.card, turn)
-        notes: list[str] = []
         try:
             scorecard = scoring.score(view.card, scoring_turn, text, timing=timing)
             if self.settings.llm_model:
@@ -195,9 +327,16 @@ class PracticeEngine:
         except CoachError:
             raise
         except Exception as exc:  # the answer is saved; the user can retry the scoring
-            log.exception("scoring failed for turn %s", turn_pk)
-            self.store.mark_failed(turn_pk, f"scoring failed: {exc}")
+            log.exception("scoring failed for turn %s", turn.id)
+            self.store.mark_failed(turn.id, f"scoring failed: {exc}")
             raise CoachError("scoring failed; your answer is saved and can be scored again") from exc
+        return scorecard
+
+    def _score_and_continue(self, view: SessionView, turn_pk: int, text: str,
+                            timing: SpeechTiming | None) -> TurnResult:
+        turn = next(t for t in view.turns if t.id == turn_pk)
+        notes: list[str] = []
+        scorecard = self._score(view, turn, text, timing, notes)
         self.store.save_scorecard(turn_pk, scorecard.model_dump_json(exclude_none=True), scorecard.scorer_version)
         view = self.load(view.id)
         result = view.result()

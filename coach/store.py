@@ -74,6 +74,19 @@ class Turn(SQLModel, table=True):
     scored_at: datetime | None = Field(default=None, sa_type=sa.DateTime(timezone=True))
 
 
+class AnswerRevision(SQLModel, table=True):
+    """An earlier version of a turn's answer, replaced by "correct and re-score"."""
+
+    __tablename__ = "answer_revision"
+
+    id: int | None = Field(default=None, primary_key=True)
+    turn_id: int = Field(foreign_key="turn.id", index=True)
+    answer_text: str = Field(sa_type=sa.Text)
+    transcript_json: str | None = Field(default=None, sa_type=sa.Text)
+    scorecard_json: str | None = Field(default=None, sa_type=sa.Text)
+    created_at: datetime = Field(default_factory=utcnow, sa_type=sa.DateTime(timezone=True))
+
+
 def normalise_url(url: str) -> str:
     """PostgreSQL URLs use psycopg 3, the driver the project installs."""
     for prefix in ("postgresql://", "postgres://"):
@@ -253,6 +266,28 @@ class Store:
         return self._update_turn(turn_pk, scorecard_json=scorecard_json, scorer_version=scorer_version,
                                  status="scored", scored_at=utcnow(), error=None)
 
+    def keep_revision(self, turn: Turn) -> AnswerRevision:
+        """Keep the turn's current answer (text, transcript, scorecard) before it is replaced."""
+        row = AnswerRevision(turn_id=turn.id, answer_text=turn.answer_text or "",
+                             transcript_json=turn.transcript_json, scorecard_json=turn.scorecard_json)
+        with self._session() as db:
+            db.add(row)
+            db.commit()
+        return row
+
+    def revisions(self, turn_pk: int) -> list[AnswerRevision]:
+        with self._session() as db:
+            query = select(AnswerRevision).where(AnswerRevision.turn_id == turn_pk).order_by(col(AnswerRevision.id))
+            return list(db.exec(query).all())
+
+    def delete_turn(self, turn_pk: int) -> None:
+        """Remove an unanswered prompt (a follow-up chosen from an answer since corrected)."""
+        with self._session() as db:
+            row = db.get(Turn, turn_pk)
+            if row is not None:
+                db.delete(row)
+                db.commit()
+
     def mark_failed(self, turn_pk: int, error: str) -> Turn:
         return self._update_turn(turn_pk, status="failed", error=error)
 
@@ -309,13 +344,18 @@ def _sqlite_pragmas(dbapi_connection, _record) -> None:
     cursor.close()
 
 
+def recording_path(data_dir: Path, session_id: str, suffix: str = ".wav") -> Path:
+    """Where a new recording of the session goes (a fresh name under the data dir)."""
+    return Path(data_dir) / "audio" / session_id / f"{utcnow():%Y%m%dT%H%M%S}-{uuid.uuid4().hex[:8]}{suffix}"
+
+
 def save_audio_file(data_dir: Path, session_id: str, data: bytes, suffix: str = ".wav") -> Path:
     """Keep the raw recording before anything else touches it."""
-    folder = Path(data_dir) / "audio" / session_id
+    path = recording_path(data_dir, session_id, suffix)
+    folder = path.parent
     try:
         for each in (Path(data_dir), folder.parent, folder):
             private_dir(each)
-        path = folder / f"{utcnow():%Y%m%dT%H%M%S}-{uuid.uuid4().hex[:8]}{suffix}"
         write_private(path, data)
     except OSError as exc:
         raise StorageError(f"cannot save the recording in {folder}: {exc.strerror}") from None

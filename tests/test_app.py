@@ -194,25 +194,34 @@ def test_bad_recording_is_kept_and_explained(name, data, message):
     assert pending.answer_text is None  # nothing was scored; the user can record again or type
 
 
-def test_recording_is_transcribed_into_the_editable_answer_box():
+def test_a_recording_is_scored_and_followed_up_at_once_then_corrected():
+    """One gesture: the recording is saved, transcribed, scored and followed up with no other
+    click; "Correct the transcript and re-score" replaces the answer, keeping the old one."""
     at = _start_interview()
     session_id = at.query_params["session"]
     audio = _wav_bytes(REPO / "tests/fixtures/audio/answer.flac")
     at.audio_input[0].set_value(("answer.wav", audio, "audio/wav")).run()
     assert not at.exception, at.exception
-    transcript = at.text_area[0].value
-    assert "91" in transcript or "ninety" in transcript.lower(), transcript
-    assert _pending_turn(session_id).audio_path
-    at.text_area[0].input(transcript + " I did the profiling myself.")
-    at.button(key="send").click().run()
-    turn = _pending_turn(session_id)
     from coach.content import default_library
     from coach.session import PracticeEngine
     from coach.store import open_store
 
-    first = PracticeEngine(default_library(), open_store()).load(session_id).turns[0]
-    assert first.answer_text.endswith("I did the profiling myself.") and first.transcript_json and first.audio_path
-    assert turn.kind == "follow-up"
+    engine = PracticeEngine(default_library(), open_store())
+    first, follow_up = engine.load(session_id).turns
+    assert "91" in first.answer_text and first.transcript_json and first.audio_path
+    assert open(first.audio_path, "rb").read() == audio
+    assert follow_up.kind == "follow-up" and follow_up.answer_text is None
+    page = texts(at) + "\n".join(e.label for e in at.expander)
+    assert "criteria met" in page and follow_up.prompt in page
+
+    box = next(t for t in at.text_area if t.label == "Corrected answer")
+    box.input(first.answer_text + " I profiled the step and rewrote the jit boundaries myself.")
+    next(b for b in at.button if b.label == "Re-score").click().run()
+    assert not at.exception, at.exception
+    first = engine.load(session_id).turns[0]
+    assert first.answer_text.endswith("rewrote the jit boundaries myself.")
+    assert '"optimization_experience":{"met":true' in first.scorecard_json.replace(" ", "")
+    assert [r.answer_text for r in engine.store.revisions(first.id)] == [first.answer_text.split(" I profiled")[0]]
 
 
 # --- the practice loop a coach would run ---------------------------------------------------

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from pathlib import Path
 
 from coach.config import load_settings
 from coach.content import default_library
@@ -19,6 +20,8 @@ def register(subparsers) -> None:
     practice.add_argument("--card", help="card id (see `coach cards`)")
     practice.add_argument("--persona", help="persona id (default: the card's)")
     practice.add_argument("--session", help="resume this session id instead of starting one")
+    practice.add_argument("--audio", nargs="+", type=Path, metavar="FILE",
+                          help="answer with these recordings, in order (WAV, FLAC, MP3, OGG...)")
     practice.set_defaults(handler=run_practice)
 
     hist = subparsers.add_parser("history", help="past sessions, newest first")
@@ -58,6 +61,8 @@ def _print_result(result: TurnResult, persona_name: str) -> None:
         _say(f"  so far in this session: {session.met} of {session.of} criteria met")
     else:
         _say(f"  so far in this session: {len(result.session_met)} of {len(card.criteria)} criteria met")
+    for suggestion in result.suggestions:
+        _say(f"  (heard {suggestion.message()})")
     for note in result.notes:
         _say(f"  (note: {note})")
     if result.next_prompt:
@@ -87,6 +92,8 @@ def run_practice(args) -> int:
             return 0
     else:
         _say(f"{view.persona.name}: {pending.prompt}")
+    if args.audio:
+        return _answer_with_recordings(engine, view, args.audio)
     interactive = sys.stdin.isatty()
     refused = False  # a refused answer makes the exit code 2 once the input is used up
     while True:
@@ -112,6 +119,24 @@ def run_practice(args) -> int:
         if result.finished:
             _finish(engine, view.id)
             return 2 if refused else 0
+
+
+def _answer_with_recordings(engine: PracticeEngine, view, recordings: list[Path]) -> int:
+    """Each recording answers the pending prompt, through the same engine path as the app's
+    voice turn (saved, transcribed with the card's vocabulary, scored, followed up)."""
+    for path in recordings:
+        try:
+            result = engine.answer_with_audio(view.id, path)
+        except CoachError as exc:
+            print(f"coach: {path}: {exc}", file=sys.stderr)
+            return 2
+        _say(f"You (from {path.name}): {result.transcript.text}")
+        _print_result(result, view.persona.name)
+        if result.finished:
+            _finish(engine, view.id)
+            return 0
+    _say(f"(recordings used up; resume with: coach practice --session {view.id})")
+    return 0
 
 
 def _finish(engine: PracticeEngine, session_id: str) -> None:

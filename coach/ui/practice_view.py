@@ -141,6 +141,8 @@ def _conversation(engine: PracticeEngine, view: SessionView, kind: str) -> None:
     with st.container(key="newest-exchange"):
         for index, turn in enumerate(view.turns[newest_from:], start=newest_from):
             _exchange(view, index, turn, result, korean, newest=True, show_prompt=index != last)
+        if last is not None:
+            voice.term_hints(engine, view, view.turns[last])
     if st.session_state.pop("scroll-to-newest", False):
         widgets.scroll_into_view("newest-exchange", nonce=f"{view.id}-{len(view.turns)}")
     for note in st.session_state.pop("notes", []):
@@ -149,6 +151,8 @@ def _conversation(engine: PracticeEngine, view: SessionView, kind: str) -> None:
         _finished(view, korean, kind)
         return
     _answer_box(engine, view, kind)
+    if last is not None:
+        voice.correction(engine, view, view.turns[last])
 
 
 def _so_far(result: SessionResult, view: SessionView, korean: bool) -> None:
@@ -283,7 +287,8 @@ def _answer_box(engine: PracticeEngine, view: SessionView, kind: str) -> None:
             st.info("Your last answer is saved but was not scored.")
             if st.button("Score it again", key="retry-scoring"):
                 _run(lambda: engine.retry_scoring(view.id))
-    transcript = voice.recorder(engine, view)
+    typed = st.session_state.get(_draft_key(pending), "")
+    transcript = voice.recorder(engine, view, hold=bool(typed.strip()))
     _take_transcript(engine, view, transcript)
     offer = st.session_state.get(f"offer-{pending.id}")
     if offer:

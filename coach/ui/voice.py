@@ -1,21 +1,37 @@
-"""Voice in the app: the persona speaks (TTS) and the user records an answer (STT).
+"""Voice in the app: the persona speaks (TTS) and the user answers by voice (STT).
 
-The raw recording is saved and attached to the turn before it is transcribed; the
-transcript is then shown in the answer box, where the user can correct it before sending."""
+One gesture per turn. "Record" streams the microphone to the server (streamlit-webrtc,
+SENDONLY); the core (`coach.live.LiveAnswer`) saves every chunk to the turn's recording file
+and transcribes each segment as soon as the speaker pauses, so the transcript grows on the
+page while they speak. "Stop" sends the answer: only the last segment is left to decode, the
+engine scores it and the persona follows up. The transcript stays editable afterwards
+("Correct and re-score").
+
+This module only moves audio frames and renders: the transcriber state lives in
+`st.session_state` (STOP ends the script run that was receiving), the work is in the core.
+A page reload mid-answer loses nothing: the file attached to the turn is found again
+(`PracticeEngine.recovered_recording`) and transcribed into the answer box.
+"""
 
 from __future__ import annotations
 
 import hashlib
+import queue
+import time
 
 import streamlit as st
 
 from coach.content import Persona
 from coach.errors import CoachError
+from coach.report import escape_md
 from coach.session import PracticeEngine, SessionView
-from coach.store import save_audio_file
 from coach.ui import state
 
 TRANSCRIPTS = "voice_transcripts"
+LIVE = "voice_live"
+HINTS = "voice_hints"
+FRAME_TIMEOUT_S = 0.25  # get_frames waits this long, then the loop touches the page
+DROPPED_AFTER_S = 6.0  # no audio for this long while "recording": the stream dropped
 
 
 @st.cache_resource(show_spinner="Loading the speech model (first time only) …")
@@ -23,7 +39,25 @@ def _speech_model(engine_name: str, model: str | None, device: str):
     """Load the speech model once per process; the arguments only key the cache."""
     from coach import stt
 
-    return stt.load_model(state.settings())
+    model = stt.load_model(state.settings())
+    _warm_up(model)
+    return model
+
+
+def _warm_up(model) -> None:
+    """One decode of a second of silence, so that the first real segment is not slowed by
+    lazy initialisation (measured: 0.94 s for the first sentence, 0.4-0.5 s after)."""
+    import numpy as np
+
+    try:
+        model.decode_window(np.zeros(16000, dtype=np.float32))
+    except Exception:  # noqa: BLE001 - warming up is only an optimisation
+        pass
+
+
+def ensure_model() -> None:
+    settings = state.settings()
+    _speech_model(settings.stt_engine, settings.stt_model, settings.stt_device)
 
 
 @st.cache_data(show_spinner=False, max_entries=256)
@@ -43,42 +77,197 @@ def speak(text: str, persona: Persona) -> None:
     st.audio(audio, format="audio/wav")
 
 
-def recorder(engine: PracticeEngine, view: SessionView) -> str | None:
-    """Record, save, transcribe; returns the transcript text for the answer box."""
+# --- the live recorder ---------------------------------------------------------------------
+
+
+def _streamer(key: str):
+    try:
+        from streamlit_webrtc import WebRtcMode, webrtc_streamer
+    except ImportError:  # pragma: no cover - a dependency; the one-piece recorder still works
+        return None
+    from streamlit.runtime import Runtime
+
+    if not Runtime.exists() or not hasattr(Runtime.instance(), "_session_mgr"):
+        return None  # no server session (AppTest): only the one-piece recorder
+    return webrtc_streamer(
+        key=key,
+        mode=WebRtcMode.SENDONLY,
+        audio_receiver_size=2048,  # about 40 s of 20 ms frames: nothing dropped during a rerun
+        media_stream_constraints={"audio": True, "video": False},
+        rtc_configuration={"iceServers": []},  # local: no STUN/TURN server is reached
+        translations={"start": "Record your answer", "stop": "Stop and send"},
+    )
+
+
+def live_recorder(engine: PracticeEngine, view: SessionView, hold: bool = False) -> bool:
+    """The live recorder of the pending turn. Returns True when it ran the turn (the page
+    then reruns to show the scorecard and the follow-up), or, with `hold` (a typed draft is
+    in the box), when the transcript is ready to be offered beside the draft."""
     pending = view.pending
-    recording = st.audio_input("Record your answer", sample_rate=16000, key=f"rec-{pending.id}")
+    lives = st.session_state.setdefault(LIVE, {})
+    entry = lives.get(pending.id)
+    ctx = _streamer(f"live-{pending.id}")
+    if ctx is None:
+        return False
+    if entry is not None and not ctx.state.playing:
+        lives.pop(pending.id, None)
+        _send_live(engine, view, entry, hold)
+        return True
+    if ctx.state.playing:
+        _receive(engine, view, ctx, lives)
+    return False
+
+
+def _receive(engine: PracticeEngine, view: SessionView, ctx, lives: dict) -> None:
+    from coach.audio import FrameResampler
+
+    pending = view.pending
+    entry = lives.get(pending.id)
+    if entry is None:
+        try:
+            ensure_model()
+            entry = {"live": engine.start_live_answer(view.id), "resample": FrameResampler()}
+        except CoachError as exc:
+            st.error(f"{exc} Type your answer instead.")
+            return
+        lives[pending.id] = entry
+    live = entry["live"]
+    shown = st.empty()
+    heard_at = time.monotonic()
+    while ctx.state.playing:
+        receiver = ctx.audio_receiver
+        if receiver is None:
+            break
+        try:
+            frames = receiver.get_frames(timeout=FRAME_TIMEOUT_S)
+        except queue.Empty:
+            frames = []
+        except Exception:  # noqa: BLE001 - the receiver went away (connection closed)
+            break
+        if frames:
+            heard_at = time.monotonic()
+            live.feed(entry["resample"](frames))
+        elif time.monotonic() - heard_at > DROPPED_AFTER_S:
+            live.dropped = True  # finish() transcribes the saved file instead
+            break
+        # Touching the page on every pass lets a rerun (the Stop click) start at once.
+        text = live.text()
+        shown.markdown(f"🎙️ *Listening … {live.seconds:.0f} s*  \n{escape_md(text)}" if text
+                       else f"🎙️ *Listening … {live.seconds:.0f} s*")
+
+
+def _send_live(engine: PracticeEngine, view: SessionView, entry: dict, hold: bool) -> None:
+    """Stop was pressed: finish the transcript (the last segment), run the turn; with `hold`,
+    keep the transcript for the answer box instead of sending it."""
+    live = entry["live"]
+    try:
+        with st.spinner("Transcribing your answer …" if hold else "Scoring your answer …"):
+            transcript = live.finish()
+            if hold:
+                _keep_for_box(view, engine.transcribe_only(view.id, live.path, transcript=transcript))
+                return
+            result = engine.answer_with_audio(view.id, live.path, transcript=transcript)
+    except CoachError as exc:
+        st.session_state.setdefault("voice_errors", {})[view.pending.id] = str(exc)
+        return
+    _remember(view, result)
+
+
+def _keep_for_box(view: SessionView, transcript) -> None:
+    st.session_state.setdefault(TRANSCRIPTS, {})[view.pending.id] = {
+        "digest": "held", "text": transcript.text, "transcript_json": transcript.model_dump_json(),
+        "timing": transcript.to_timing(),
+    }
+
+
+def _remember(view: SessionView, result) -> None:
+    if result.notes:
+        st.session_state["notes"] = list(result.notes)
+    st.session_state.setdefault(HINTS, {})[view.pending.id] = [s.message() for s in result.suggestions]
+
+
+# --- the one-piece recorder, a recovered recording, the transcript box --------------------
+
+
+def recorder(engine: PracticeEngine, view: SessionView, hold: bool = False) -> str | None:
+    """Voice input for the pending turn. The live recorder first; under it, a recorder that
+    sends the whole recording at once (for browsers without a live connection), which also
+    runs the turn at once. Returns a transcript for the answer box when there is one to
+    check before sending: a recording saved before a reload, or any recording while `hold`
+    (the learner typed a draft, which a recording never silently replaces)."""
+    pending = view.pending
+    if live_recorder(engine, view, hold):
+        st.rerun()
+    error = st.session_state.get("voice_errors", {}).pop(pending.id, None)
+    if error:
+        st.error(error)
+    with st.expander("No live microphone? Record in one piece"):
+        recording = st.audio_input("Record your answer in one piece", sample_rate=16000,
+                                   key=f"rec-{pending.id}")
     done = st.session_state.setdefault(TRANSCRIPTS, {})
     if recording is not None:
         data = recording.getvalue()
         digest = hashlib.sha256(data).hexdigest()
         if done.get(pending.id, {}).get("digest") != digest:
-            done[pending.id] = {"digest": digest, **_transcribe(engine, view, data)}
+            done[pending.id] = {"digest": digest}
+            if _send_recording(engine, view, data, done[pending.id], hold):
+                st.rerun()
+    else:
+        _recover(engine, view, done)
     entry = done.get(pending.id) or {}
     if entry.get("error"):
         st.error(entry["error"])
+    if entry.get("recovered"):
+        st.info(f"Your recording from before the page reloaded was kept ({entry['recovered']}); its "
+                "transcript is in the box below. Send it, correct it, or record again.")
     return entry.get("text")
 
 
-def _transcribe(engine: PracticeEngine, view: SessionView, data: bytes) -> dict:
-    settings = state.settings()
+def _send_recording(engine: PracticeEngine, view: SessionView, data: bytes, entry: dict, hold: bool) -> bool:
     try:
-        path = save_audio_file(settings.data_dir, view.id, data, ".wav")
-        engine.attach_recording(view.id, str(path))
+        with st.spinner("Transcribing your answer …" if hold else "Transcribing and scoring your answer …"):
+            ensure_model()
+            if hold:
+                transcript = engine.transcribe_only(view.id, data, suffix=".wav")
+                entry.update(text=transcript.text, transcript_json=transcript.model_dump_json(),
+                             timing=transcript.to_timing())
+                return False  # the transcript goes to the answer box, beside the draft
+            result = engine.answer_with_audio(view.id, data, suffix=".wav")
     except CoachError as exc:
-        return {"error": f"{exc} Type your answer instead."}
-    from coach import stt
+        entry["error"] = str(exc)
+        return False
+    _remember(view, result)
+    return True
 
+
+def _recover(engine: PracticeEngine, view: SessionView, done: dict) -> None:
+    """A recording attached to the pending turn but never sent (reload, dropped stream)."""
+    pending = view.pending
+    if pending.id in st.session_state.get(LIVE, {}):
+        return
+    path = engine.recovered_recording(view)
+    if path is None:
+        if engine.recovered_recording(view, quiet_seconds=0) is not None:
+            # Just reloaded: the old connection may still be writing its last frames.
+            with st.spinner("Keeping the recording made before the reload …"):
+                time.sleep(1.0)
+            st.rerun()
+        return
+    if done.get(pending.id, {}).get("digest") == str(path) or done.get(pending.id, {}).get("text"):
+        return  # already transcribed (a held recording, or this one)
+    from coach import stt
+    from coach.audio import format_seconds
+
+    entry = done[pending.id] = {"digest": str(path)}
     try:
-        with st.spinner("Transcribing your answer …"):
-            _speech_model(settings.stt_engine, settings.stt_model, settings.stt_device)
-            transcript = stt.transcribe(data, settings)
+        with st.spinner("Transcribing the recording saved before the reload …"):
+            ensure_model()
+            transcript = stt.transcribe(path, state.settings(), engine.decode_options(view))
     except CoachError as exc:
-        return {"error": str(exc)}
-    return {
-        "text": transcript.text,
-        "transcript_json": transcript.model_dump_json(),
-        "timing": transcript.to_timing(),
-    }
+        entry["error"] = str(exc)
+        return
+    entry.update(text=transcript.text, transcript_json=transcript.model_dump_json(),
+                 timing=transcript.to_timing(), recovered=format_seconds(transcript.duration))
 
 
 def pending_transcript(view: SessionView) -> dict:
@@ -87,6 +276,35 @@ def pending_transcript(view: SessionView) -> dict:
     if not entry.get("text"):
         return {}
     return {"transcript_json": entry["transcript_json"], "timing": entry["timing"]}
+
+
+def term_hints(engine: PracticeEngine, view: SessionView, turn) -> None:
+    """"Did you mean …?" for the card's terms that the transcript probably misheard."""
+    hints = st.session_state.get(HINTS, {}).get(turn.id)
+    if hints is None and turn.transcript_json:
+        from coach.vocabulary import misheard_terms
+
+        hints = [s.message() for s in misheard_terms(turn.answer_text or "", engine.vocabulary(view))]
+    for hint in hints or []:
+        st.warning(f"Heard {hint} If so, correct the transcript below and re-score.", icon="👂")
+
+
+def correction(engine: PracticeEngine, view: SessionView, turn) -> None:
+    """Correct the transcript of an answer and score it again; the earlier version is kept."""
+    with st.expander("Correct the transcript and re-score"):
+        with st.form(key=f"correct-{turn.id}"):
+            text = st.text_area("Corrected answer", value=turn.answer_text or "", height=120)
+            sent = st.form_submit_button("Re-score")
+    if sent:
+        try:
+            result = engine.rescore(view.id, turn.id, text)
+        except CoachError as exc:
+            st.error(str(exc))
+            return
+        if result.notes:
+            st.session_state["notes"] = list(result.notes)
+        st.session_state.get(HINTS, {}).pop(turn.id, None)
+        st.rerun()
 
 
 def clear() -> None:

@@ -1,0 +1,133 @@
+"""Stop -> scorecard and follow-up on screen, in a real browser, for the live recorder.
+
+    .venv/bin/python benchmarks/live_browser.py [--lengths 10 60 120]
+
+Starts the app (streamlit, a temporary data dir, no LLM) and Debian's chromium with a fake
+microphone that plays an espeak-ng answer of each length (the sentences of
+benchmarks/live.py with pauses, after 2 s of silence); clicks Record, waits for the audio to
+end, clicks Stop and times until the scorecard ("criteria met"), the persona's follow-up
+and the page's last element are on screen. Needs chromium, espeak-ng and playwright.
+Asserts nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+import wave
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from benchmarks.live import RATE, answer_of, sentence_audio  # noqa: E402
+
+CHROMIUM = "/usr/bin/chromium"
+LEAD_SECONDS = 2.0
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _write_wav(path: Path, samples: np.ndarray) -> None:
+    pcm = (np.clip(samples, -1, 1) * 32767).astype("<i2")
+    with wave.open(str(path), "wb") as out:
+        out.setnchannels(1)
+        out.setsampwidth(2)
+        out.setframerate(RATE)
+        out.writeframes(pcm.tobytes())
+
+
+def _server(folder: Path):
+    port = _free_port()
+    env = {**os.environ, "COACH_DATA_DIR": str(folder / "data")}
+    env.pop("COACH_LLM_MODEL", None)
+    process = subprocess.Popen(
+        [str(ROOT / ".venv/bin/streamlit"), "run", "app.py", "--server.address", "127.0.0.1",
+         "--server.port", str(port), "--server.headless", "true", "--browser.gatherUsageStats", "false"],
+        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )
+    url = f"http://127.0.0.1:{port}"
+    for _ in range(120):
+        try:
+            urllib.request.urlopen(f"{url}/_stcore/health", timeout=2)
+            return process, url
+        except OSError:
+            time.sleep(0.5)
+    process.kill()
+    sys.exit("the app server did not start")
+
+
+def measure(url: str, audio: Path, seconds: float) -> float:
+    from playwright.sync_api import sync_playwright
+
+    flags = ["--use-fake-device-for-media-stream", "--use-fake-ui-for-media-stream",
+             f"--use-file-for-fake-audio-capture={audio}%noloop", "--allow-loopback-in-peer-connection",
+             "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"]
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=flags)
+        page = browser.new_context(permissions=["microphone"]).new_page()
+        page.set_default_timeout(300_000)
+        page.goto(f"{url}/interview?card=gpu-cluster-optimization")
+        page.get_by_role("button", name="Start").click()
+        page.get_by_text("Dr. Seo-yeon Han:").first.wait_for()
+        recorder = page.frame_locator('iframe[title*="webrtc"]').first
+        recorder.get_by_role("button", name="Record").click()
+        page.wait_for_function("() => document.body.innerText.includes('Listening')")
+        time.sleep(seconds + LEAD_SECONDS + 0.8)  # the received audio trails by ~0.6 s
+        turns = page.locator('[data-testid="stChatMessage"]').count()
+        started = time.perf_counter()
+        recorder.get_by_role("button", name="Stop").click()
+        page.wait_for_function(
+            """(turns) => {
+                const text = document.body.innerText;
+                return document.querySelectorAll('[data-testid="stChatMessage"]').length >= turns + 2
+                    && text.includes("criteria met") && !text.includes("Listening")
+                    && text.includes("Correct the transcript and re-score");
+            }""", arg=turns, polling="raf")
+        took = time.perf_counter() - started
+        browser.close()
+    return took
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--lengths", type=float, nargs="+", default=[10, 60, 120])
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        sentences = sentence_audio(folder)
+        server, url = _server(folder)
+        try:
+            measure(url, _answer(folder, sentences, 5), 5)  # loads the model, warms the page
+            print("| answer | Stop click -> scorecard + follow-up on screen |")
+            print("|---|---|")
+            for length in args.lengths:
+                took = measure(url, _answer(folder, sentences, length), length)
+                print(f"| {length:g} s | **{took:.2f} s** |", flush=True)
+        finally:
+            server.terminate()
+            server.wait(30)
+
+
+def _answer(folder: Path, sentences, length: float) -> Path:
+    path = folder / f"answer-{length:g}.wav"
+    samples = np.concatenate([np.zeros(int(LEAD_SECONDS * RATE), dtype=np.float32), answer_of(length, sentences),
+                              np.zeros(RATE, dtype=np.float32)])
+    _write_wav(path, samples)
+    return path
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,141 @@
+"""The speech engines behind one protocol: `decode_window(samples, options)` turns up to 30 s
+of 16 kHz mono speech into `RawSegment`s with timed words.
+
+- ``faster-whisper`` (default): CTranslate2, int8 on the CPU, float16 on CUDA.
+- ``openai-whisper`` (optional extra): torch, imported lazily.
+
+Loading (which model, which device, digest checks) is in `coach.stt.loading`."""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from coach.errors import AudioError
+from coach.stt.checks import NOT_ENGLISH
+from coach.stt.options import DecodeOptions
+from coach.stt.types import RawSegment, Word
+
+
+class SpeechEngine(Protocol):
+    """What the transcribers need from a loaded model."""
+
+    engine: str
+    name: str
+    device: str
+    compute_type: str
+
+    def decode_window(self, samples, options: DecodeOptions | None = None) -> list[RawSegment]: ...
+
+
+@dataclass
+class SpeechModel:
+    """A loaded engine: `decode_window(samples)` transcribes up to 30 s of 16 kHz audio."""
+
+    engine: str
+    name: str
+    device: str
+    compute_type: str
+    model: Any
+    load_seconds: float
+
+    def decode_window(self, samples, options: DecodeOptions | None = None) -> list[RawSegment]:
+        raise NotImplementedError
+
+
+class FasterWhisperModel(SpeechModel):
+    def decode_window(self, samples, options: DecodeOptions | None = None) -> list[RawSegment]:
+        options = options or DecodeOptions()
+        # An English-only model (the default tiny.en) cannot tell languages apart; a
+        # multilingual one named by COACH_STT_MODEL detects the language itself.
+        multilingual = bool(getattr(self.model.model, "is_multilingual", False))
+        segments, info = self.model.transcribe(
+            samples,
+            language=None if multilingual else "en",
+            beam_size=options.beam_size,
+            temperature=list(options.temperatures),
+            initial_prompt=options.initial_prompt(),
+            hotwords=options.hotwords(),
+            condition_on_previous_text=False,
+            word_timestamps=True,
+            vad_filter=False,  # done by the caller (`speech_windows`, the live segmenter)
+        )
+        if multilingual and info.language != "en" and info.language_probability > 0.5:
+            raise AudioError(NOT_ENGLISH)
+        return [
+            RawSegment(
+                start=s.start,
+                end=s.end,
+                text=s.text,
+                avg_logprob=s.avg_logprob,
+                no_speech_prob=s.no_speech_prob,
+                compression_ratio=s.compression_ratio,
+                words=[
+                    Word(word=w.word, start=w.start, end=w.end, probability=w.probability)
+                    for w in (s.words or [])
+                ],
+            )
+            for s in segments
+        ]
+
+
+_openai_whisper_lock = threading.Lock()
+
+
+class OpenAIWhisperModel(SpeechModel):
+    def decode_window(self, samples, options: DecodeOptions | None = None) -> list[RawSegment]:
+        options = options or DecodeOptions()
+        # openai-whisper installs forward hooks on the shared model for every decode (key/
+        # value cache, cross-attention capture for word times): two decodes at once would
+        # corrupt each other, so they take turns.
+        with _openai_whisper_lock:
+            if self.model.is_multilingual:
+                self._refuse_non_english(samples)
+            result = self.model.transcribe(
+                samples,
+                language="en",
+                beam_size=options.beam_size,
+                best_of=5,  # faster-whisper's default for the sampling fallback
+                temperature=tuple(options.temperatures),
+                initial_prompt=options.initial_prompt(),
+                condition_on_previous_text=False,
+                word_timestamps=True,
+                fp16=self.device == "cuda",
+                verbose=None,
+            )
+        return [
+            RawSegment(
+                start=float(s["start"]),
+                end=float(s["end"]),
+                text=s["text"],
+                avg_logprob=float(s.get("avg_logprob", 0.0)),
+                no_speech_prob=float(s.get("no_speech_prob", 0.0)),
+                compression_ratio=float(s.get("compression_ratio", 1.0)),
+                words=[
+                    Word(
+                        word=w["word"],
+                        start=float(w["start"]),
+                        end=float(w["end"]),
+                        probability=float(w.get("probability", 1.0)),
+                    )
+                    for w in s.get("words", [])
+                ],
+            )
+            for s in result.get("segments", [])
+        ]
+
+    def _refuse_non_english(self, samples) -> None:
+        """A multilingual checkpoint detects the language of the window, as faster-whisper
+        does (English-only ones such as tiny.en cannot: `checks.looks_non_english` judges)."""
+        import whisper
+
+        mel = whisper.log_mel_spectrogram(
+            whisper.pad_or_trim(samples), n_mels=self.model.dims.n_mels
+        ).to(self.model.device)
+        if self.device == "cuda":
+            mel = mel.half()
+        _, probs = self.model.detect_language(mel)
+        language = max(probs, key=probs.get)
+        if language != "en" and probs[language] > 0.5:
+            raise AudioError(NOT_ENGLISH)

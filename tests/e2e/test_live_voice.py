@@ -1,0 +1,147 @@
+"""The live voice turn in a real browser: Debian's chromium with a fake microphone plays a
+spoken answer into the WebRTC recorder; the transcript grows on the page while it plays;
+"Stop" alone brings the scorecard and the persona's follow-up. A reload in the middle of an
+answer loses nothing. No timing assertions here (speed is in benchmarks/)."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import wave
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tests.e2e.test_voice_turn import CHROMIUM, app_url  # noqa: F401 - the server fixture
+
+pytestmark = pytest.mark.e2e
+
+SENTENCES = [
+    "I profiled the training job and rewrote the jit boundaries myself.",
+    "Utilization went from forty percent to eighty three percent.",
+    "I worked with two engineers from the network team on the collective settings.",
+]
+FOLLOW_UPS = ["How did you work with your team", "What was your part", "What other options",
+              "Why did you choose this approach", "If you did this project again", "What did you learn",
+              "What exactly did you change yourself", "Which optimization technique"]
+
+
+def _espeak(text: str, path: Path) -> np.ndarray:
+    subprocess.run(["espeak-ng", "-v", "en-us", "-s", "150", "-w", str(path), text], check=True)
+    with wave.open(str(path)) as wav:
+        rate = wav.getframerate()
+        samples = np.frombuffer(wav.readframes(wav.getnframes()), dtype="<i2")
+    return samples, rate
+
+
+@pytest.fixture(scope="module")
+def spoken_answer(tmp_path_factory) -> Path:
+    """Two seconds of silence (the fake microphone starts playing before the connection is up,
+    as a person starts speaking only once recording shows), the sentences with a second of
+    silence after each, then two more seconds of silence."""
+    if not shutil.which("espeak-ng"):
+        pytest.fail("espeak-ng is missing; scripts/rehearse.sh test installs it")
+    folder = tmp_path_factory.mktemp("live-audio")
+    parts = []
+    for index, sentence in enumerate(SENTENCES):
+        samples, rate = _espeak(sentence, folder / f"s{index}.wav")
+        if not parts:
+            parts.append(np.zeros(2 * rate, dtype=np.int16))
+        parts += [samples, np.zeros(rate, dtype=np.int16)]
+    parts.append(np.zeros(2 * rate, dtype=np.int16))
+    path = folder / "answer.wav"
+    with wave.open(str(path), "wb") as out:
+        out.setnchannels(1)
+        out.setsampwidth(2)
+        out.setframerate(rate)
+        out.writeframes(np.concatenate(parts).tobytes())
+    return path
+
+
+def _browser(playwright, audio: Path):
+    assert Path(CHROMIUM).exists(), "Debian chromium is missing; scripts/rehearse.sh test installs it"
+    flags = [
+        "--use-fake-device-for-media-stream", "--use-fake-ui-for-media-stream",
+        f"--use-file-for-fake-audio-capture={audio}%noloop",
+        "--allow-loopback-in-peer-connection",
+        "--disable-background-networking", "--disable-component-update", "--disable-sync",
+        "--no-first-run", "--disable-quic", "--no-sandbox", "--disable-gpu",
+    ]
+    return playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=flags)
+
+
+def _start(page, app_url):  # noqa: F811
+    from playwright.sync_api import expect
+
+    page.set_default_timeout(120_000)
+    page.goto(f"{app_url}/interview?card=gpu-cluster-optimization")
+    page.get_by_role("button", name="Start").click()
+    expect(page.get_by_text("Dr. Seo-yeon Han:").first).to_be_visible()
+    recorder = page.frame_locator('iframe[title*="webrtc"]').first
+    return recorder
+
+
+def _listening_text(page) -> str:
+    return page.evaluate(
+        "() => [...document.querySelectorAll('[data-testid=\"stMarkdownContainer\"]')]"
+        ".map(e => e.innerText).filter(t => t.includes('Listening')).join('\\n')"
+    )
+
+
+def test_stop_alone_brings_the_scorecard_and_the_follow_up(app_url, spoken_answer):  # noqa: F811
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = _browser(playwright, spoken_answer)
+        page = browser.new_context(permissions=["microphone"]).new_page()
+        recorder = _start(page, app_url)
+        recorder.get_by_role("button", name="Record").click()
+        # the transcript grows on the page while the answer is still being spoken
+        page.wait_for_function(
+            "() => document.body.innerText.includes('Listening') && /percent|%/i.test(document.body.innerText)",
+            timeout=120_000,
+        )
+        growing = _listening_text(page)
+        assert "network" not in growing.lower(), growing  # the last sentence is still to come
+        page.wait_for_function(
+            "() => /network team|collective/i.test(document.body.innerText)", timeout=120_000)
+        page.wait_for_timeout(1_500)
+        recorder.get_by_role("button", name="Stop").click()  # the only click of the turn
+        page.wait_for_function(
+            """(questions) => {
+                const text = document.body.innerText;
+                return questions.some(q => text.includes(q)) && text.includes("criteria met")
+                    && !text.includes("Listening") && text.includes("Correct the transcript and re-score");
+            }""",
+            arg=FOLLOW_UPS,
+            timeout=120_000,
+        )
+        body = page.locator("body").inner_text()
+        assert "went from" in body  # evidence quoted from the transcript
+        assert "The number that proves it" in body
+        browser.close()
+
+
+def test_a_reload_during_the_answer_loses_nothing(app_url, spoken_answer):  # noqa: F811
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = _browser(playwright, spoken_answer)
+        page = browser.new_context(permissions=["microphone"]).new_page()
+        recorder = _start(page, app_url)
+        recorder.get_by_role("button", name="Record").click()
+        page.wait_for_function(
+            "() => /percent|%/i.test(document.body.innerText) && document.body.innerText.includes('Listening')",
+            timeout=120_000,
+        )
+        page.reload()  # mid-answer: the session id is in the URL
+        page.wait_for_function(
+            "() => document.body.innerText.includes('recording from before the page reloaded was kept')",
+            timeout=120_000,
+        )
+        answer = page.get_by_role("textbox", name="Your answer").input_value()
+        assert "went from" in answer.lower(), answer
+        page.get_by_role("button", name="Send answer").click()
+        page.wait_for_function("() => document.body.innerText.includes('criteria met')", timeout=120_000)
+        browser.close()

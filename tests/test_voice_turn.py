@@ -1,0 +1,148 @@
+"""The voice turn in the core, without a browser: a recording (a file, bytes, or a stream of
+PCM chunks) is saved, transcribed with the card's vocabulary, scored and followed up by the
+engine; "correct and re-score" keeps the earlier answer. Real audio, real faster-whisper."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from conftest_audio import ASSETS, COACH, REPO, decode_int16, fixture, speech_model  # noqa: E402, F401
+
+from coach.errors import AudioError  # noqa: E402
+from coach.session import PracticeEngine  # noqa: E402
+from coach.store import Store  # noqa: E402
+
+pytestmark = pytest.mark.usefixtures("speech_model")
+
+
+@pytest.fixture
+def engine(library, tmp_path):
+    from coach.config import load_settings
+
+    return PracticeEngine(library, Store(f"sqlite:///{tmp_path / 'voice.db'}"), load_settings())
+
+
+def test_a_recording_file_is_saved_transcribed_scored_and_followed_up(engine):
+    view = engine.start("gpu-cluster-optimization")
+    result = engine.answer_with_audio(view.id, fixture("answer.flac"))
+    assert "91" in result.transcript.text
+    assert result.scorecard.criteria["measured_results"].met
+    assert result.next_prompt and not result.finished
+    first = engine.load(view.id).turns[0]
+    saved = Path(first.audio_path)
+    # the recording was copied into the data dir, byte for byte, and kept with the answer
+    assert saved.read_bytes() == fixture("answer.flac").read_bytes()
+    assert Path(os.environ["COACH_DATA_DIR"]) in saved.parents
+    assert first.answer_text == result.transcript.text
+    assert json.loads(first.transcript_json)["words"]
+    assert json.loads(first.scorecard_json)["delivery"]["words_per_minute"]
+
+
+def test_bytes_are_saved_before_transcription_and_kept_when_unusable(engine):
+    view = engine.start("gpu-cluster-optimization")
+    with pytest.raises(AudioError):
+        engine.answer_with_audio(view.id, b"not a recording at all" * 20)
+    pending = engine.load(view.id).pending
+    assert Path(pending.audio_path).read_bytes() == b"not a recording at all" * 20
+    assert pending.answer_text is None
+
+
+def test_live_answer_streams_to_disk_and_gives_the_same_turn(engine):
+    view = engine.start("gpu-cluster-optimization")
+    live = engine.start_live_answer(view.id)
+    samples, rate = decode_int16(fixture("answer.flac"))
+    assert rate == 16000
+    gap = np.zeros(rate, dtype=np.int16)
+    samples = np.concatenate([samples, gap, samples, gap])
+    for start in range(0, len(samples), 320):  # 20 ms chunks, as a WebRTC stream sends
+        live.feed(samples[start:start + 320])
+    # the file is attached and a valid WAV while it is being written
+    pending = engine.load(view.id).pending
+    assert pending.audio_path == str(live.path)
+    transcript = live.finish()
+    assert transcript.text.count("91") == 2, transcript.text
+    result = engine.answer_with_audio(view.id, live.path, transcript=transcript)
+    assert result.scorecard.criteria["measured_results"].met
+    from coach import audio
+
+    assert audio.decode(live.path).duration == pytest.approx(len(samples) / rate, abs=0.01)
+    assert engine.load(view.id).turns[0].audio_path == str(live.path)
+
+
+def test_dropped_stream_falls_back_to_the_saved_recording(engine):
+    view = engine.start("gpu-cluster-optimization")
+    live = engine.start_live_answer(view.id)
+    samples, _ = decode_int16(fixture("answer.flac"))
+    live.feed(samples)
+    live.dropped = True
+    transcript = live.finish()
+    assert "91" in transcript.text
+
+
+def test_a_reload_mid_answer_leaves_a_recovered_recording(engine):
+    view = engine.start("gpu-cluster-optimization")
+    live = engine.start_live_answer(view.id)
+    samples, _ = decode_int16(fixture("answer.flac"))
+    live.feed(samples)  # ... and the page goes away: no finish()
+    view = engine.load(view.id)
+    assert engine.recovered_recording(view, quiet_seconds=0) == live.path
+    result = engine.answer_with_audio(view.id, live.path)
+    assert "91" in result.transcript.text
+
+
+def test_correct_and_rescore_keeps_the_earlier_answer(engine):
+    view = engine.start("gpu-cluster-optimization")
+    result = engine.answer_with_audio(view.id, fixture("answer.flac"))
+    first = engine.load(view.id).turns[0]
+    corrected = result.transcript.text + " I profiled the step myself and rewrote the jit boundaries."
+    again = engine.rescore(view.id, first.id, corrected)
+    assert again.scorecard.criteria["optimization_experience"].met
+    view = engine.load(view.id)
+    assert view.turns[0].answer_text == corrected
+    assert len(view.turns) == 2 and view.pending is not None  # the follow-up, chosen again
+    assert view.pending.criterion != "optimization_experience"
+    revisions = engine.store.revisions(first.id)
+    assert [r.answer_text for r in revisions] == [result.transcript.text]
+    assert json.loads(revisions[0].scorecard_json)["criteria"]["measured_results"]["met"]
+
+
+def test_rescoring_an_older_answer_keeps_the_later_turns(engine):
+    view = engine.start("gpu-cluster-optimization")
+    engine.submit(view.id, "Scaling efficiency went from 78% to 91%.")
+    engine.submit(view.id, "I worked with the network team.")
+    first = engine.load(view.id).turns[0]
+    engine.rescore(view.id, first.id, "I profiled the step and rewrote the jit boundaries myself. It went from 78% to 91%.")
+    view = engine.load(view.id)
+    assert len(view.turns) == 3 and view.turns[1].answer_text == "I worked with the network team."
+    assert json.loads(view.turns[0].scorecard_json)["criteria"]["optimization_experience"]["met"]
+
+
+def test_practice_with_audio_files_via_cli(tmp_path):
+    env = {**os.environ, "COACH_DATA_DIR": str(tmp_path)}
+    result = subprocess.run(
+        [COACH, "practice", "--card", "gpu-cluster-optimization", "--audio",
+         str(fixture("answer.flac")), str(ASSETS / "jfk.flac")],
+        capture_output=True, text=True, cwd=REPO, env=env, timeout=180,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.count("Scorecard:") == 2, result.stdout
+    assert "You (from answer.flac):" in result.stdout and "91" in result.stdout
+    history = json.loads(subprocess.run([COACH, "history", "--format", "json"], capture_output=True,
+                                        text=True, cwd=REPO, env=env, timeout=60).stdout)
+    answers = [t for t in history[0]["turns"] if t["answer"]]
+    assert len(answers) == 2 and "country" in answers[1]["answer"]
+
+
+def test_practice_with_a_missing_audio_file_is_one_clear_line(tmp_path):
+    env = {**os.environ, "COACH_DATA_DIR": str(tmp_path)}
+    result = subprocess.run([COACH, "practice", "--card", "status-update", "--audio", str(tmp_path / "no.wav")],
+                            capture_output=True, text=True, cwd=REPO, env=env, timeout=60)
+    assert result.returncode != 0 and "does not exist" in result.stderr
