@@ -27,7 +27,7 @@ def scroll_into_view(container_key: str, nonce: str) -> None:
           const el = window.parent.document.querySelector(".st-key-{container_key}");
           if (el) el.scrollIntoView({{block: "start"}});
         }};
-        setTimeout(go, 150); setTimeout(go, 700);
+        setTimeout(go, 150); setTimeout(go, 700); setTimeout(go, 1500);  // late iframes shift the page
         </script>""",
         height=0,
     )
