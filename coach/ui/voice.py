@@ -16,6 +16,7 @@ A page reload mid-answer loses nothing: the file attached to the turn is found a
 from __future__ import annotations
 
 import hashlib
+import logging
 import queue
 import time
 
@@ -27,10 +28,11 @@ from coach.report import escape_md
 from coach.session import PracticeEngine, SessionView
 from coach.ui import state
 
+log = logging.getLogger(__name__)
 TRANSCRIPTS = "voice_transcripts"
 LIVE = "voice_live"
 HINTS = "voice_hints"
-FRAME_TIMEOUT_S = 0.25  # get_frames waits this long, then the loop touches the page
+FRAME_TIMEOUT_S = 0.1  # get_frames waits this long, then the loop touches the page (Stop reruns)
 DROPPED_AFTER_S = 6.0  # no audio for this long while "recording": the stream dropped
 
 
@@ -133,6 +135,8 @@ def _receive(engine: PracticeEngine, view: SessionView, ctx, lives: dict) -> Non
         lives[pending.id] = entry
     live = entry["live"]
     shown = st.empty()
+    tick = st.empty()
+    shown_last = None
     heard_at = time.monotonic()
     while ctx.state.playing:
         receiver = ctx.audio_receiver
@@ -150,10 +154,16 @@ def _receive(engine: PracticeEngine, view: SessionView, ctx, lives: dict) -> Non
         elif time.monotonic() - heard_at > DROPPED_AFTER_S:
             live.dropped = True  # finish() transcribes the saved file instead
             break
-        # Touching the page on every pass lets a rerun (the Stop click) start at once.
+        # Touching the page on every pass lets a rerun (the Stop click) start at once; the
+        # element is re-sent only when what it shows changed (less work for the browser).
         text = live.text()
-        shown.markdown(f"🎙️ *Listening … {live.seconds:.0f} s*  \n{escape_md(text)}" if text
-                       else f"🎙️ *Listening … {live.seconds:.0f} s*")
+        view_now = (int(live.seconds), len(text))
+        if view_now != shown_last:
+            shown_last = view_now
+            shown.markdown(f"🎙️ *Listening … {live.seconds:.0f} s*  \n{escape_md(text)}" if text
+                           else f"🎙️ *Listening … {live.seconds:.0f} s*")
+        else:
+            tick.empty()
 
 
 def _send_live(engine: PracticeEngine, view: SessionView, entry: dict, hold: bool) -> None:
@@ -162,11 +172,15 @@ def _send_live(engine: PracticeEngine, view: SessionView, entry: dict, hold: boo
     live = entry["live"]
     try:
         with st.spinner("Transcribing your answer …" if hold else "Scoring your answer …"):
+            started = time.perf_counter()
             transcript = live.finish()
+            finished = time.perf_counter()
             if hold:
                 _keep_for_box(view, engine.transcribe_only(view.id, live.path, transcript=transcript))
                 return
             result = engine.answer_with_audio(view.id, live.path, transcript=transcript)
+            log.info("live answer of %.1f s: last segment %.2f s, turn %.2f s", live.seconds,
+                     finished - started, time.perf_counter() - finished)
     except CoachError as exc:
         st.session_state.setdefault("voice_errors", {})[view.pending.id] = str(exc)
         return
