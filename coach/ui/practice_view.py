@@ -302,7 +302,7 @@ def _answer_box(engine: PracticeEngine, view: SessionView, kind: str) -> None:
         cols[2].button("Keep my text only", key=f"keep-{pending.id}", on_click=_use_transcript,
                        args=(pending.id, "keep"))
     text = st.text_area("Your answer", key=_draft_key(pending), height=120,
-                        placeholder="Type your answer, or record it above and correct the transcript.")
+                        placeholder="Type your answer here, or record above: Stop sends what you said.")
     st.session_state.setdefault("drafts", {})[pending.id] = text
     if len(text) > limit:
         st.warning(f"This answer is {len(text):,} characters; the limit is {limit:,}. Shorten it before sending.")

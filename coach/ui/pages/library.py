@@ -27,8 +27,9 @@ for column, kind, heading in ((left, "interview", "Mock interview"), (right, "me
             session_id = practice_view.start(engine, kind, card.id)
             if session_id:
                 st.switch_page(KIND_PAGES[kind], query_params={"session": session_id})
-st.caption("Answer by typing, or record with the microphone: your recording is transcribed on this computer "
-           "and you can correct the text before sending. Turn the persona's voice off in the sidebar.")
+st.caption("Answer by typing, or record with the microphone: what you say is transcribed on this computer "
+           "while you speak, and Stop sends it (you can correct the transcript and re-score). Turn the "
+           "persona's voice off in the sidebar.")
 
 if library.problems:
     with st.expander(f"⚠️ {len(library.problems)} content problem(s) — the rest loaded", expanded=True):
