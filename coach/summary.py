@@ -116,7 +116,7 @@ def summarise(view: SessionView) -> Summary:
         model_answer_gaps=_model_answers(view, best),
         practise_next=_practise_next(view, rows, [s for _, s in scored]),
         best=best,
-        retell=_retell(view),
+        retell=retell_comparison(view),
     )
 
 
@@ -139,7 +139,8 @@ def _best_answer(view: SessionView) -> BestAnswer | None:
     return best
 
 
-def _retell(view: SessionView) -> RetellComparison | None:
+def retell_comparison(view: SessionView) -> RetellComparison | None:
+    """The retell's criteria against the first answer's (None before there is a retell)."""
     first, retell = view.first_answer(), view.retell()
     if first is None or retell is None or first is retell:
         return None

@@ -91,14 +91,13 @@ def derived_fields(card: Card, turn_id: str, results: dict[str, CriterionResult]
 def pitfalls_of(card: Card, results: dict[str, CriterionResult], text: str) -> list[PitfallHit]:
     """The card's pitfalls this answer shows: an unmet criterion, or a pitfall's own detector
     finding it (with the sentence that shows it)."""
-    from scoring.detectors import detector_for
     from scoring.text import Answer
 
     hits = []
     for pitfall in card.pitfalls:
         if pitfall.detector is not None:
-            detector = detector_for(pitfall.detector.type)
-            found = detector.detect(Answer(text), detector.Params.model_validate(pitfall.detector.params), "")
+            detector, params = _detector_and_params(pitfall)
+            found = detector.detect(Answer(text), params, "")
             if found.met:
                 hits.append(PitfallHit(text=pitfall.text, text_ko=pitfall.text_ko, evidence=found.evidence))
         elif pitfall.criterion in results and not results[pitfall.criterion].met:
@@ -110,7 +109,8 @@ _PARSED: dict[int, tuple] = {}
 
 
 def _detector_and_params(criterion):
-    """The criterion's detector and validated params, parsed once per loaded criterion."""
+    """The detector and validated params of a criterion (or a pitfall with a detector),
+    parsed once per loaded item."""
     from scoring.detectors import detector_for
 
     cached = _PARSED.get(id(criterion))

@@ -11,9 +11,9 @@ import json
 import sys
 from pathlib import Path
 
+from coach.cli import jsonl
+from coach.content import read_utf8
 from coach.errors import CoachError, EmptyAnswerError
-
-MAX_CHARS = 20_000  # as `coach score`: longer requests are judged on their first 20,000 characters
 
 
 def register(subparsers) -> None:
@@ -28,19 +28,12 @@ def register(subparsers) -> None:
     parser.set_defaults(handler=run)
 
 
-def _read(path: Path) -> str:
-    try:
-        return path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise CoachError(f"cannot read {path}: {exc}") from None
-
-
 def judge(text: str, request_id=None) -> dict:
-    from scoring import politeness
+    from scoring import MAX_SCORED_CHARS, politeness
 
     if not text or not text.strip():
         raise EmptyAnswerError("the request is empty")
-    text = text[:MAX_CHARS]
+    text = text[:MAX_SCORED_CHARS]  # as `coach score`: a longer request is judged on its start
     verdict = politeness.assess(text)
     out = {} if request_id is None else {"id": request_id}
     out.update(score=verdict.score, polite=verdict.polite, strategies=[f.to_json_dict() for f in verdict.strategies])
@@ -51,22 +44,24 @@ def judge(text: str, request_id=None) -> dict:
 
 def run(args) -> int:
     if args.jsonl is None:
-        text = args.text if args.text is not None else _read(args.file)
+        text = args.text if args.text is not None else read_utf8(args.file)
         print(json.dumps(judge(text), ensure_ascii=False))
         return 0
-    lines = [(n, line) for n, line in enumerate(_read(args.jsonl).splitlines(), start=1) if line.strip()]
-    if not lines:
-        raise EmptyAnswerError(f"{args.jsonl} holds no requests")
-    failures = 0
-    for number, line in lines:
+    failures = seen = 0
+    for number, line, problem in jsonl.lines(args.jsonl):
+        if problem is None and not line.strip():
+            continue
+        seen += 1
         try:
-            item = json.loads(line)
-            if not isinstance(item, dict):
-                raise ValueError("not an object")
-            result = judge(str(item.get("text") or ""), item.get("id"))
+            if problem is not None:
+                raise ValueError(problem)
+            item = jsonl.parse(line)
+            result = judge(item.get("text") or "", item.get("id"))
         except (ValueError, CoachError) as exc:
             failures += 1
             print(f"{args.jsonl}:{number}: {exc}", file=sys.stderr)
             continue
         print(json.dumps(result, ensure_ascii=False))
+    if not seen:
+        raise EmptyAnswerError(f"{args.jsonl} holds no requests")
     return 1 if failures else 0

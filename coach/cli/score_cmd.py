@@ -7,8 +7,9 @@ import sys
 from pathlib import Path
 
 import scoring
+from coach.cli import jsonl
 from coach.config import load_settings
-from coach.content import default_library, not_utf8, open_input, read_utf8
+from coach.content import default_library, read_utf8
 from coach.errors import CoachError, EmptyAnswerError
 
 
@@ -23,31 +24,6 @@ def register(subparsers) -> None:
     parser.add_argument("--format", choices=["json"], default="json")
     parser.add_argument("--llm", action="store_true", help="add the configured LLM as a second opinion")
     parser.set_defaults(handler=run)
-
-
-def _lines(path: Path):
-    """(number, text or the reason it is unusable) for each line, read one at a time: a bad
-    line is reported and the others are still scored."""
-    with open_input(path) as handle:
-        for number, raw in enumerate(handle, start=1):
-            try:
-                yield number, raw.decode("utf-8-sig" if number == 1 else "utf-8"), None
-            except UnicodeDecodeError as exc:
-                yield number, None, not_utf8(raw[exc.start])
-
-
-def _parse(line: str) -> dict:
-    try:
-        item = json.loads(line)
-    except RecursionError:
-        raise ValueError("the JSON is nested too deeply; give one flat object per line") from None
-    except ValueError as exc:
-        raise ValueError(f"not valid JSON ({exc})") from None
-    if not isinstance(item, dict):
-        raise ValueError('not a JSON object; give {"id": ..., "text": ...} per line')
-    if not isinstance(item.get("text", ""), str) or not isinstance(item.get("turn", ""), str | None):
-        raise ValueError('"text" and "turn" must be strings')
-    return item
 
 
 def _score_one(card, turn, text, answer_id, use_llm, settings) -> dict:
@@ -71,13 +47,13 @@ def run(args) -> int:
         print(json.dumps(_score_one(card, args.turn, text, None, args.llm, settings), ensure_ascii=False))
         return 0
     failures = 0
-    for number, line, problem in _lines(args.jsonl):
+    for number, line, problem in jsonl.lines(args.jsonl):
         if problem is None and not line.strip():
             continue
         try:
             if problem is not None:
                 raise ValueError(problem)
-            item = _parse(line)
+            item = jsonl.parse(line, optional=("turn",))
             turn = item.get("turn") or args.turn
             result = _score_one(card, turn, item.get("text") or "", item.get("id"), args.llm, settings)
         except (ValueError, CoachError) as exc:

@@ -13,11 +13,11 @@ import streamlit as st
 from coach import interviewer
 from coach.errors import CoachError, SessionNotFoundError
 from coach.progress import session_label
-from coach.report import history, markdown_report
+from coach.report import markdown_report, session_record
 from coach.result import SessionResult
 from coach.session import PracticeEngine, SessionView
 from coach.store import Turn
-from coach.summary import next_steps, summarise
+from coach.summary import next_steps, retell_comparison, summarise
 from coach.ui import listening, state, voice, widgets
 from scoring.models import Scorecard
 
@@ -57,21 +57,22 @@ def _current_session(engine: PracticeEngine, kind: str) -> SessionView | None:
         view = engine.load(session_id)
     except SessionNotFoundError:
         st.error(f"Cannot open session {widgets.url_value(session_id)}: it does not exist. Start a new one below.")
-        if "session" in st.query_params:
-            del st.query_params["session"]
-        state.remember_session(kind, None)
-        return None
+        return _forget(kind)
     except CoachError as exc:
         widgets.error(f"Cannot open the session: {exc}. Start a new one below.")
-        if "session" in st.query_params:
-            del st.query_params["session"]
-        state.remember_session(kind, None)
-        return None
+        return _forget(kind)
     if view.card.kind != kind:
         return None
     if st.query_params.get("session") != view.id:
         st.query_params["session"] = view.id
     return view
+
+
+def _forget(kind: str) -> None:
+    """The page no longer points at a session (it could not be opened)."""
+    if "session" in st.query_params:
+        del st.query_params["session"]
+    state.remember_session(kind, None)
 
 
 def _start_form(engine: PracticeEngine, kind: str) -> None:
@@ -83,8 +84,7 @@ def _start_form(engine: PracticeEngine, kind: str) -> None:
         return
     unfinished = engine.latest_active(kind)
     if unfinished is not None and unfinished.answered:
-        record = next((r for r in history(engine.store, limit=50, library=library) if r["id"] == unfinished.id), None)
-        label = session_label(record, library) if record else unfinished.card.title
+        label = session_label(session_record(unfinished.row, unfinished.turns, unfinished.card), library)
         st.info(f"You have an unfinished session: {label}")
         if st.button("Resume it", type="primary", key=f"{kind}-resume"):
             _open(kind, unfinished.id)
@@ -209,12 +209,9 @@ def _exchange(view: SessionView, index: int, turn: Turn, result: SessionResult, 
         if turn.scorecard_json:
             scorecard = Scorecard.model_validate_json(turn.scorecard_json)
             delta = result.deltas.get(index)
-            if turn.kind == "retell":
-                first = view.first_answer()
-                first_met = sum(r.met for r in Scorecard.model_validate_json(first.scorecard_json).criteria.values())
-                met = sum(r.met for r in scorecard.criteria.values())
-                st.markdown(f"Your retell: **{met} of {len(scorecard.criteria)}** in one answer "
-                            f"(your first answer: {first_met} of {len(scorecard.criteria)})")
+            if turn.kind == "retell" and (retell := retell_comparison(view)) is not None:
+                st.markdown(f"Your retell: **{retell.retell_met} of {retell.of}** in one answer "
+                            f"(your first answer: {retell.first_met} of {retell.of})")
             elif delta is not None:
                 widgets.turn_feedback(card, result, delta, korean)
             if newest:

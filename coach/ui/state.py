@@ -71,6 +71,9 @@ def hide_text() -> bool:
     return st.session_state.get("hide_text", False)
 
 
+# the page that practises each kind of card (app.py registers them)
+KIND_PAGES = {"meeting": "coach/ui/pages/practice.py", "interview": "coach/ui/pages/interview.py"}
+
 ACTIVE = "active-session-{kind}"
 
 

@@ -1,4 +1,4 @@
-"""Voice in the app: the persona speaks (TTS) and the user answers by voice (STT).
+"""Voice in the app: the user answers by voice (STT); the persona's voice is coach.ui.listening.
 
 One gesture per turn. "Record" streams the microphone to the server (streamlit-webrtc,
 SENDONLY); the core (`coach.live.LiveAnswer`) saves every chunk to the turn's recording file
@@ -22,7 +22,6 @@ import time
 
 import streamlit as st
 
-from coach.content import Persona
 from coach.errors import CoachError
 from coach.report import escape_md
 from coach.session import PracticeEngine, SessionView
@@ -60,23 +59,6 @@ def _warm_up(model) -> None:
 def ensure_model() -> None:
     settings = state.settings()
     _speech_model(settings.stt_engine, settings.stt_model, settings.stt_device)
-
-
-@st.cache_data(show_spinner=False, max_entries=256)
-def _tts(text: str, voice: str, rate: int, pitch: int) -> bytes:
-    from coach import tts
-    from coach.content import Voice
-
-    return tts.synthesize(text, Voice(voice=voice, rate=rate, pitch=pitch), state.settings())
-
-
-def speak(text: str, persona: Persona) -> None:
-    try:
-        audio = _tts(text, persona.voice.voice, persona.voice.rate, persona.voice.pitch)
-    except CoachError as exc:
-        st.caption(f"(voice unavailable: {exc})")
-        return
-    st.audio(audio, format="audio/wav")
 
 
 # --- the live recorder ---------------------------------------------------------------------

@@ -9,8 +9,6 @@ from coach.summary import summarise
 from coach.ui import state, widgets
 from scoring.models import Scorecard
 
-KIND_PAGES = {"meeting": "coach/ui/pages/practice.py", "interview": "coach/ui/pages/interview.py"}
-
 st.title("History")
 library = state.library()
 try:
@@ -31,7 +29,7 @@ if active:
         if cols[1].button("Resume", key=f"resume-{record['id']}"):
             kind = library.cards[record["card"]].kind
             state.remember_session(kind, record["id"])
-            st.switch_page(KIND_PAGES[kind], query_params={"session": record["id"]})
+            st.switch_page(state.KIND_PAGES[kind], query_params={"session": record["id"]})
 
 done = [r for r in records if answered(r)]
 if done:

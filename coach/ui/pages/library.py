@@ -2,8 +2,6 @@ import streamlit as st
 
 from coach.ui import practice_view, state, widgets
 
-KIND_PAGES = {"meeting": "coach/ui/pages/practice.py", "interview": "coach/ui/pages/interview.py"}
-
 korean = state.korean()
 library = state.library()
 engine = state.engine()
@@ -26,7 +24,7 @@ for column, kind, heading in ((left, "interview", "Mock interview"), (right, "me
         if st.button(f"Start the {heading.lower()}", type="primary", key=f"first-{kind}", width="stretch"):
             session_id = practice_view.start(engine, kind, card.id)
             if session_id:
-                st.switch_page(KIND_PAGES[kind], query_params={"session": session_id})
+                st.switch_page(state.KIND_PAGES[kind], query_params={"session": session_id})
 st.caption("Answer by typing, or record with the microphone: what you say is transcribed on this computer "
            "while you speak, and Stop sends it (you can correct the transcript and re-score). Turn the "
            "persona's voice off in the sidebar.")
@@ -46,5 +44,5 @@ for kind, heading in (("interview", "Interview questions"), ("meeting", "Meeting
     st.markdown(f"#### {heading} ({len(cards)})")
     for card in cards:
         with st.expander(widgets.title(card, korean)):
-            st.page_link(KIND_PAGES[kind], label="Practise this card", icon="▶️", query_params={"card": card.id})
+            st.page_link(state.KIND_PAGES[kind], label="Practise this card", icon="▶️", query_params={"card": card.id})
             widgets.card_preview(card, korean, author=author)

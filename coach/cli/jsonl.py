@@ -1,0 +1,36 @@
+"""Reading a JSONL batch (`coach score --jsonl`, `coach politeness --jsonl`) one line at a time:
+a bad line is reported with its number and the other lines are still processed."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+from coach.content import not_utf8, open_input
+
+
+def lines(path: Path) -> Iterator[tuple[int, str | None, str | None]]:
+    """(number, text or None, None or why the line is unusable) for each line."""
+    with open_input(path) as handle:
+        for number, raw in enumerate(handle, start=1):
+            try:
+                yield number, raw.decode("utf-8-sig" if number == 1 else "utf-8"), None
+            except UnicodeDecodeError as exc:
+                yield number, None, not_utf8(raw[exc.start])
+
+
+def parse(line: str, optional: tuple[str, ...] = ()) -> dict:
+    """One line as a JSON object whose "text" is a string when present, and whose `optional`
+    fields are strings or null."""
+    try:
+        item = json.loads(line)
+    except RecursionError:
+        raise ValueError("the JSON is nested too deeply; give one flat object per line") from None
+    except ValueError as exc:
+        raise ValueError(f"not valid JSON ({exc})") from None
+    if not isinstance(item, dict):
+        raise ValueError('not a JSON object; give {"id": ..., "text": ...} per line')
+    if not isinstance(item.get("text", ""), str) or not all(isinstance(item.get(n, ""), str | None) for n in optional):
+        raise ValueError(" and ".join(f'"{name}"' for name in ("text", *optional)) + " must be strings")
+    return item
