@@ -18,16 +18,25 @@ from scoring.models import Scorecard
 
 def scroll_into_view(container_key: str, nonce: str) -> None:
     """Bring a keyed container to the top of the screen (after an answer: the newest exchange
-    and the next question), on desktop and on a phone."""
+    and the next question), on desktop and on a phone. Elements above it that render late
+    (audio players, iframes) shift the page, so it is held at the top for a few seconds,
+    until the learner scrolls themselves."""
     from streamlit.components.v1 import html
 
     html(
         f"""<script>/* {nonce} */
-        const go = () => {{
-          const el = window.parent.document.querySelector(".st-key-{container_key}");
-          if (el) el.scrollIntoView({{block: "start"}});
+        const doc = window.parent.document;
+        let tries = 0, left = false;
+        for (const kind of ["wheel", "touchstart", "keydown"]) {{
+          doc.addEventListener(kind, () => {{ left = true; }}, {{once: true, passive: true}});
+        }}
+        const hold = () => {{
+          if (left) return;
+          const el = doc.querySelector(".st-key-{container_key}");
+          if (el && Math.abs(el.getBoundingClientRect().top) > 4) el.scrollIntoView({{block: "start"}});
+          if (++tries < 24) setTimeout(hold, 250);
         }};
-        setTimeout(go, 150); setTimeout(go, 700); setTimeout(go, 1500);  // late iframes shift the page
+        setTimeout(hold, 150);
         </script>""",
         height=0,
     )
