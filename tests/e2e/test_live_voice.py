@@ -140,6 +140,11 @@ def test_a_reload_during_the_answer_loses_nothing(app_url, spoken_answer):  # no
             "() => document.body.innerText.includes('recording from before the page reloaded was kept')",
             timeout=120_000,
         )
+        # Streamlit streams the rerun: the message comes before the answer box is re-rendered,
+        # so wait for the run to end before reading the box
+        page.wait_for_function("() => !document.querySelector('[data-testid=\"stStatusWidget\"]')",
+                               timeout=60_000)
+        page.wait_for_timeout(500)
         answer = page.get_by_role("textbox", name="Your answer").input_value()
         assert "went from" in answer.lower(), answer
         page.get_by_role("button", name="Send answer").click()
