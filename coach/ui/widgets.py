@@ -20,7 +20,7 @@ def scroll_into_view(container_key: str, nonce: str) -> None:
     """Bring a keyed container to the top of the screen (after an answer: the newest exchange
     and the next question), on desktop and on a phone. Elements above it that render late
     (audio players, iframes) shift the page, so it is held at the top for a few seconds,
-    until the learner scrolls themselves."""
+    (10 s), until the learner scrolls themselves."""
     from streamlit.components.v1 import html
 
     html(
@@ -34,7 +34,7 @@ def scroll_into_view(container_key: str, nonce: str) -> None:
           if (left) return;
           const el = doc.querySelector(".st-key-{container_key}");
           if (el && Math.abs(el.getBoundingClientRect().top) > 4) el.scrollIntoView({{block: "start"}});
-          if (++tries < 24) setTimeout(hold, 250);
+          if (++tries < 40) setTimeout(hold, 250);
         }};
         setTimeout(hold, 150);
         </script>""",

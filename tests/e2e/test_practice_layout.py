@@ -62,7 +62,7 @@ def _comes_into_view(page, text: str) -> dict:
                 const r = nodes[nodes.length - 1].getBoundingClientRect();
                 return r.top >= 0 && r.bottom <= window.innerHeight;
             }""",
-            arg=text, timeout=5_000,
+            arg=text, timeout=15_000,
         )
     except Exception:  # noqa: BLE001 - Playwright's timeout: report where it is instead
         pass
