@@ -11,6 +11,10 @@
   and pyttsx3 writes a WAV with no frames). So a line is only started once espeak-ng is
   idle, and it is complete when pyttsx3 reports "finished-utterance" and espeak-ng is idle
   again; the file is then checked once.
+- espeak-ng's voice calls (ListVoices, SetVoiceByName) run at once in the caller's thread
+  and rewrite the tables its queue thread synthesises from: called while a line is being
+  spoken they crash the process (a segfault). So the voice is only touched while espeak-ng
+  is idle.
 - Results are cached on disk under `settings.tts_cache_dir`, by sha256 of (text, voice,
   rate, pitch); a cached file is checked before it is used.
 - If espeak-ng is missing or fails, `SpeechSynthesisError` (a CoachError) says so in one
@@ -172,6 +176,7 @@ def _render(text: str, voice: Voice, directory: Path) -> bytes:
     timeout = 10.0 + len(text) * 0.08
     deadline = time.monotonic() + timeout
     engine = _get_engine()
+    _wait_until_espeak_idle(deadline, timeout)  # the voice calls are unsafe while it speaks
     _apply_voice(voice)  # rate and pitch are queued in espeak-ng: let them apply first
     _wait_until_espeak_idle(deadline, timeout)
     handle, name = tempfile.mkstemp(prefix=".tts-", suffix=".wav", dir=directory)

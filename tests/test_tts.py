@@ -111,6 +111,32 @@ def test_a_line_started_while_espeak_is_still_busy_is_spoken_whole():
         assert read_wav(data)[2] > 0.8
 
 
+def test_the_voice_is_never_changed_while_espeak_is_speaking(monkeypatch):
+    """espeak-ng's ListVoices and SetVoiceByName rewrite the tables its queue thread speaks
+    from: called mid-line they crashed the test run with a segfault. Record, for every such
+    call, whether espeak-ng was busy at that moment."""
+    from pyttsx3.drivers import _espeak
+
+    settings = load_settings()
+    tts.synthesize("Warm up the engine.", None, settings)
+    busy_during: list[str] = []
+    for name in ("SetVoiceByName", "ListVoices"):
+        real = getattr(_espeak, name)
+
+        def watched(*args, _real=real, _name=name):
+            if _espeak.IsPlaying():
+                busy_during.append(_name)
+            return _real(*args)
+
+        monkeypatch.setattr(_espeak, name, watched)
+    for attempt, voice in enumerate(("en-gb", "en-gb+f2", "en-us")):
+        _espeak.Synth("This earlier line keeps the synthesiser busy for a while. " * 30)
+        assert _espeak.IsPlaying(), "espeak-ng finished before the test could overlap it"
+        data = tts.synthesize(f"Another question, take {attempt}.", Voice(voice=voice), settings)
+        assert read_wav(data)[2] > 0.8
+    assert busy_during == []
+
+
 def test_every_persona_voice_speaks(library):
     settings = load_settings()
     for persona in library.personas.values():
