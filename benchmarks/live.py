@@ -61,10 +61,13 @@ def sentence_audio(folder: Path) -> list[np.ndarray]:
     return out
 
 
+SENTENCE_PAUSE_SECONDS = 0.7
+
+
 def answer_of(seconds: float, sentences: list[np.ndarray]) -> np.ndarray:
     """Whole sentences, 0.7 s of pause after each, until `seconds` is reached (a speaker
     pauses at the end of a sentence before pressing Stop)."""
-    pause = np.zeros(int(0.7 * RATE), dtype=np.float32)
+    pause = np.zeros(int(SENTENCE_PAUSE_SECONDS * RATE), dtype=np.float32)
     parts, total, index = [], 0, 0
     while total < seconds * RATE - RATE:
         piece = sentences[index % len(sentences)]
@@ -94,7 +97,9 @@ def live_turn(engine: PracticeEngine, samples: np.ndarray, speed: float) -> dict
     done = time.perf_counter()
     return {"stop_to_result": done - stop, "finish": finished - stop, "turn": done - finished,
             "backlog": backlog, "rtf": inner.decode_seconds / (len(samples) / RATE),
-            "segments": len(inner.segments), "met": sum(r.met for r in result.scorecard.criteria.values()),
+            "segments": len(inner.segments),
+            "ahead": f"{inner.ahead_decodes} ({sum(g.decoded_ahead for g in inner.segments)} used)",
+            "met": sum(r.met for r in result.scorecard.criteria.values()),
             "path": live.path}
 
 
@@ -123,8 +128,9 @@ def main() -> None:
         print(f"model {model.name} on {model.device}/{model.compute_type}, {stt._cpu_threads()} threads; "
               f"feeding at {args.speed:g}x real time, 20 ms chunks")
         print("| answer | Stop -> result (live) | of which last segment | score + follow-up + store "
-              "| audio not in a finished segment at Stop | live RTF | segments | Stop -> result (whole file) |")
-        print("|---|---|---|---|---|---|---|---|")
+              "| audio not in a finished segment at Stop | live RTF | segments | decoded ahead "
+              "| Stop -> result (whole file) |")
+        print("|---|---|---|---|---|---|---|---|---|")
         for length in args.lengths:
             samples = answer_of(length, sentences)
             runs = [live_turn(engine, samples, args.speed) for _ in range(args.repeat)]
@@ -136,7 +142,8 @@ def main() -> None:
             print(f"| {length:g} s ({len(samples) / RATE:.0f} s) | **{med('stop_to_result'):.2f} s** | "
                   f"{med('finish'):.2f} s | "
                   f"{med('turn') * 1000:.0f} ms | {med('backlog'):.1f} s | {med('rtf'):.3f} | "
-                  f"{runs[0]['segments']} | {statistics.median(whole):.2f} s |", flush=True)
+                  f"{runs[0]['segments']} | {runs[0]['ahead']} | {statistics.median(whole):.2f} s |",
+                  flush=True)
 
 
 if __name__ == "__main__":

@@ -1,11 +1,11 @@
 """Stop -> scorecard and follow-up on screen, in a real browser, for the live recorder.
 
-    .venv/bin/python benchmarks/live_browser.py [--lengths 10 60 120]
+    .venv/bin/python benchmarks/live_browser.py [--lengths 10 60 120] [--pause 1.5]
 
 Starts the app (streamlit, a temporary data dir, no LLM) and Debian's chromium with a fake
 microphone that plays an espeak-ng answer of each length (the sentences of
-benchmarks/live.py with pauses, after 2 s of silence); clicks Record, waits for the audio to
-end, clicks Stop and times until the scorecard ("criteria met"), the persona's follow-up
+benchmarks/live.py with pauses, after 2 s of silence); clicks Record, waits until `--pause` s
+after the last word, clicks Stop and times until the scorecard ("criteria met"), the follow-up
 and the page's last element are on screen. Needs chromium, espeak-ng and playwright.
 Asserts nothing.
 """
@@ -28,7 +28,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.live import RATE, answer_of, sentence_audio  # noqa: E402
+from benchmarks.live import RATE, SENTENCE_PAUSE_SECONDS, answer_of, sentence_audio  # noqa: E402
 
 CHROMIUM = "/usr/bin/chromium"
 LEAD_SECONDS = 2.0
@@ -69,7 +69,9 @@ def _server(folder: Path):
     sys.exit("the app server did not start")
 
 
-def measure(url: str, audio: Path, seconds: float) -> float:
+def measure(url: str, audio: Path, seconds: float, pause: float = 1.5) -> float:
+    """Seconds from the Stop click, `pause` s after the answer's last word, until the
+    scorecard and the follow-up are on screen."""
     from playwright.sync_api import sync_playwright
 
     flags = ["--use-fake-device-for-media-stream", "--use-fake-ui-for-media-stream",
@@ -85,7 +87,8 @@ def measure(url: str, audio: Path, seconds: float) -> float:
         recorder = page.frame_locator('iframe[title*="webrtc"]').first
         recorder.get_by_role("button", name="Record").click()
         page.wait_for_function("() => document.body.innerText.includes('Listening')")
-        time.sleep(seconds + LEAD_SECONDS + 0.8)  # the received audio trails by ~0.6 s
+        # the answer ends with a sentence pause; the received audio trails by ~0.6 s
+        time.sleep(LEAD_SECONDS + seconds - SENTENCE_PAUSE_SECONDS + pause)
         turns = page.locator('[data-testid="stChatMessage"]').count()
         started = time.perf_counter()
         recorder.get_by_role("button", name="Stop").click()
@@ -95,7 +98,7 @@ def measure(url: str, audio: Path, seconds: float) -> float:
                 return document.querySelectorAll('[data-testid="stChatMessage"]').length >= turns + 2
                     && text.includes("criteria met") && !text.includes("Listening")
                     && text.includes("Correct the transcript and re-score");
-            }""", arg=turns, polling="raf")
+            }""", arg=turns, polling=50)  # not every frame: the page and the server share 2 cores
         took = time.perf_counter() - started
         browser.close()
     return took
@@ -104,29 +107,36 @@ def measure(url: str, audio: Path, seconds: float) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--lengths", type=float, nargs="+", default=[10, 60, 120])
+    parser.add_argument("--pause", type=float, default=1.5,
+                        help="seconds from the answer's last word to the Stop click")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         sentences = sentence_audio(folder)
         server, url = _server(folder)
         try:
-            measure(url, _answer(folder, sentences, 5), 5)  # loads the model, warms the page
+            measure(url, *_answer(folder, sentences, 5))  # loads the model, warms the page
+            print(f"Stop clicked {args.pause:g} s after the last word")
             print("| answer | Stop click -> scorecard + follow-up on screen |")
             print("|---|---|")
             for length in args.lengths:
-                took = measure(url, _answer(folder, sentences, length), length)
-                print(f"| {length:g} s | **{took:.2f} s** |", flush=True)
+                path, seconds = _answer(folder, sentences, length)
+                took = measure(url, path, seconds, args.pause)
+                print(f"| {length:g} s ({seconds:.0f} s) | **{took:.2f} s** |", flush=True)
         finally:
             server.terminate()
             server.wait(30)
 
 
-def _answer(folder: Path, sentences, length: float) -> Path:
+def _answer(folder: Path, sentences, length: float) -> tuple[Path, float]:
+    """The fake microphone's file, and how long the answer in it lasts (whole sentences:
+    a little over `length`; Stop is clicked after it, not in its last sentence)."""
     path = folder / f"answer-{length:g}.wav"
-    samples = np.concatenate([np.zeros(int(LEAD_SECONDS * RATE), dtype=np.float32), answer_of(length, sentences),
+    answer = answer_of(length, sentences)
+    samples = np.concatenate([np.zeros(int(LEAD_SECONDS * RATE), dtype=np.float32), answer,
                               np.zeros(RATE, dtype=np.float32)])
     _write_wav(path, samples)
-    return path
+    return path, len(answer) / RATE
 
 
 if __name__ == "__main__":

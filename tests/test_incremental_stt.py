@@ -91,6 +91,36 @@ def test_same_text_as_the_whole_file_path(speech_model):  # noqa: F811
     assert live.transcript().text == stt.transcribe(wav_bytes(samples, RATE)).text
 
 
+def test_speech_before_a_short_pause_is_decoded_ahead_so_stop_has_nothing_left(speech_model):  # noqa: F811
+    """A learner who stops talking and presses Stop a moment later: the pause is too short to
+    cut a segment, but the speech was decoded during it, so the flush decodes nothing."""
+    live = IncrementalTranscriber(speech_model, vad_every_seconds=0.06)
+    assert feed_all(live, np.concatenate([pcm("answer.flac"), silence(0.25)])) == []
+    assert live.ahead_decodes == 1
+    decoded_before_stop = live.decode_seconds
+    last = live.flush()
+    assert live.decode_seconds == decoded_before_stop  # nothing was decoded at the flush
+    assert [s.decoded_ahead for s in last] == [True]
+    assert "91" in last[0].text
+    assert live.transcript().text.count("91") == 1
+
+
+def test_speech_that_goes_on_after_a_short_pause_drops_the_decode_ahead(speech_model):  # noqa: F811
+    samples = np.concatenate([pcm("answer.flac"), pcm("jfk.flac"), silence(1.2)])
+    live = IncrementalTranscriber(speech_model, vad_every_seconds=0.06)
+    feed_all(live, samples)
+    live.flush()
+    used = sum(s.decoded_ahead for s in live.segments)
+    assert live.ahead_decodes > used >= 1  # some were used, some dropped when speech went on
+    transcript = live.transcript()
+    assert transcript.text.count("91") == 1, transcript.text  # nothing decoded twice
+    words = transcript.words
+    assert all(a.start <= b.start for a, b in zip(words, words[1:], strict=False))
+    reference = normalise((ASSETS / "jfk.txt").read_text(encoding="utf-8"))
+    human = normalise(" ".join(s.text for s in live.segments if s.start > 4.0))
+    assert jiwer.wer(reference, human) <= 0.1, human
+
+
 def test_speech_without_pauses_is_cut_at_the_limit(speech_model):  # noqa: F811
     samples = np.concatenate([pcm("answer.flac")] * 3)  # 13.6 s, barely a pause
     live = IncrementalTranscriber(speech_model, max_segment_seconds=5.0)

@@ -1,8 +1,9 @@
 """The live path: transcribe while the user speaks.
 
 PCM chunks (16 kHz mono) go in as they arrive; Silero VAD (faster_whisper.vad) finds where
-speech ends; each finished segment is decoded at once. At the end only the last segment is
-left to decode, so the wait after "stop" does not grow with the length of the answer.
+speech ends; each finished segment is decoded at once, and speech before a short pause is
+decoded ahead (kept if nothing more is said). At the end at most the last segment is left
+to decode, so the wait after "stop" does not grow with the length of the answer.
 
     live = IncrementalTranscriber(model)          # one per answer, not thread-safe
     for chunk in chunks:
@@ -32,7 +33,7 @@ from coach.stt.batch import assemble, decode_speech
 from coach.stt.engines import SpeechEngine
 from coach.stt.options import DecodeOptions
 from coach.stt.types import RawSegment, Transcript
-from coach.stt.windows import group_spans
+from coach.stt.windows import SpeechWindow, group_spans
 
 RATE = audio_mod.SAMPLE_RATE
 # A pause this long ends a segment (0.5 s: a sentence break; measured, live-audio notes).
@@ -49,6 +50,12 @@ MAX_SEGMENT_SECONDS = 15.0
 VAD_EVERY_SECONDS = 0.3
 # Silence with no speech in it is dropped from the pending buffer, except this much.
 KEEP_SILENCE_SECONDS = 1.0
+# After a pause this short, speech that would make a segment is decoded ahead, in case the
+# speaker has finished: if nothing more is said, that decode becomes the segment (and at
+# "stop" nothing is left to wait for); if they go on, it is dropped. Only the last second
+# of audio is checked for the pause.
+AHEAD_PAUSE_MS = 200
+AHEAD_CHECK_SECONDS = 1.0
 
 
 @dataclass
@@ -58,6 +65,18 @@ class LiveSegment:
     start: float
     end: float
     text: str
+    decode_seconds: float
+    decoded_ahead: bool = False  # decoded during the pause before it was cut
+
+
+@dataclass
+class _AheadDecode:
+    """Speech decoded on a short pause, kept while nothing more is said."""
+
+    offset: int  # `_offset` when it was decoded (the pending buffer's position)
+    window: SpeechWindow
+    speech_end: int  # where the speech ended, in the pending buffer's samples
+    raw: list[RawSegment]
     decode_seconds: float
 
 
@@ -88,6 +107,8 @@ class IncrementalTranscriber:
         self.decode_seconds = 0.0
         self.error: AudioError | None = None  # set once the speech is judged not English
         self._judged = False
+        self._ahead: _AheadDecode | None = None
+        self.ahead_decodes = 0  # how many decodes were done ahead (a few are thrown away)
 
     @property
     def samples_fed(self) -> int:
@@ -159,31 +180,89 @@ class IncrementalTranscriber:
             trailing = len(self._pending) - spans[-1][1]
             if trailing >= self.min_silence - int(SPEECH_PAD_MS * RATE / 1000):
                 closed = spans
-            if not closed:
-                return []
-            long_pause = closed is spans and trailing >= LONG_PAUSE_SECONDS * RATE
-            forced = len(closed) < len(spans) and spans[-1][0] - closed[-1][1] < self.min_silence
-            if closed[-1][1] - closed[0][0] < MIN_SEGMENT_SECONDS * RATE and not (long_pause or forced):
+            if not closed or not self._worth_a_segment(closed, spans, trailing):
+                self._decode_ahead(spans)
                 return []
         new: list[LiveSegment] = []
         offset_seconds = self._offset / RATE
         for window in group_spans(closed, self.options.window_seconds):
-            started = time.perf_counter()
-            raw = decode_speech(self.model, window, self._pending, self.options, offset_seconds)
-            elapsed = time.perf_counter() - started
-            self.decode_seconds += elapsed
+            ahead = self._ahead_for(window)
+            if ahead is not None:
+                raw, elapsed = ahead.raw, ahead.decode_seconds
+            else:
+                started = time.perf_counter()
+                raw = decode_speech(self.model, window, self._pending, self.options, offset_seconds)
+                elapsed = time.perf_counter() - started
+                self.decode_seconds += elapsed
             self._raw += raw
             text = " ".join(s.text.strip() for s in raw if s.text.strip())
             first, last = window.spans[0][0], window.spans[-1][1]
             new.append(LiveSegment(start=round((self._offset + first) / RATE, 3),
                                    end=round((self._offset + last) / RATE, 3),
-                                   text=text, decode_seconds=round(elapsed, 3)))
+                                   text=text, decode_seconds=round(elapsed, 3),
+                                   decoded_ahead=ahead is not None))
         self.segments += new
         cut = len(self._pending) if final else closed[-1][1]
         self._offset += cut
         self._pending = self._pending[cut:]
+        self._ahead = None
         self._judge_language()
         return new
+
+    def _worth_a_segment(self, closed, spans, trailing: int) -> bool:
+        """Closed spans are decoded once they hold MIN_SEGMENT_SECONDS of speech, or after a
+        long pause, or when the VAD cut a long stretch of speech (no pause after it)."""
+        long_pause = closed is spans and trailing >= LONG_PAUSE_SECONDS * RATE
+        forced = len(closed) < len(spans) and spans[-1][0] - closed[-1][1] < self.min_silence
+        return closed[-1][1] - closed[0][0] >= MIN_SEGMENT_SECONDS * RATE or long_pause or forced
+
+    def _speech_end_if_paused(self) -> int | None:
+        """Where the speech ended, if the speaker has been silent for AHEAD_PAUSE_MS (a
+        pause too short to cut a segment at); else None."""
+        from faster_whisper.vad import VadOptions, get_speech_timestamps
+
+        start = max(0, len(self._pending) - int(AHEAD_CHECK_SECONDS * RATE))
+        vad = VadOptions(min_silence_duration_ms=AHEAD_PAUSE_MS, speech_pad_ms=0)
+        found = get_speech_timestamps(self._pending[start:], vad, sampling_rate=RATE)
+        if not found:
+            return None  # silence all through the last second: the normal cut handles it
+        end = start + int(found[-1]["end"])
+        return end if len(self._pending) - end >= AHEAD_PAUSE_MS * RATE // 1000 else None
+
+    def _decode_ahead(self, spans: list[tuple[int, int]]) -> None:
+        """On a short pause after enough speech, decode it now (see AHEAD_PAUSE_MS)."""
+        if spans[-1][1] - spans[0][0] < MIN_SEGMENT_SECONDS * RATE:
+            return
+        speech_end = self._speech_end_if_paused()
+        if speech_end is None:
+            return
+        pad = SPEECH_PAD_MS * RATE // 1000
+        ahead = self._ahead
+        if ahead is not None and ahead.offset == self._offset and speech_end <= ahead.speech_end + pad:
+            return  # nothing new said since the last decode ahead
+        clipped = [(a, min(b, speech_end + pad)) for a, b in spans if a < speech_end]
+        windows = group_spans(clipped, self.options.window_seconds)
+        if len(windows) != 1:
+            return  # more than one pass of speech: leave it to the cut
+        started = time.perf_counter()
+        raw = decode_speech(self.model, windows[0], self._pending, self.options, self._offset / RATE)
+        elapsed = time.perf_counter() - started
+        self.decode_seconds += elapsed
+        self.ahead_decodes += 1
+        self._ahead = _AheadDecode(offset=self._offset, window=windows[0], speech_end=speech_end,
+                                   raw=raw, decode_seconds=elapsed)
+
+    def _ahead_for(self, window: SpeechWindow) -> _AheadDecode | None:
+        """The decode ahead, if it covered the same speech as `window` (nothing was said
+        after it, and the segment starts where it started)."""
+        ahead = self._ahead
+        if ahead is None or ahead.offset != self._offset or len(ahead.window.spans) != len(window.spans):
+            return None
+        pad = SPEECH_PAD_MS * RATE // 1000
+        same_start = abs(window.spans[0][0] - ahead.window.spans[0][0]) <= pad
+        end = window.spans[-1][1]
+        same_end = ahead.speech_end - pad <= end <= ahead.speech_end + 2 * pad
+        return ahead if same_start and same_end else None
 
     def _judge_language(self) -> None:
         if self._judged or not self._raw:
