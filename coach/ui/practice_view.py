@@ -143,7 +143,10 @@ def _conversation(engine: PracticeEngine, view: SessionView, kind: str) -> None:
             _exchange(view, index, turn, result, korean, newest=True, show_prompt=index != last)
         if last is not None:
             voice.term_hints(engine, view, view.turns[last])
-    if st.session_state.pop("scroll-to-newest", False):
+    if st.session_state.get("scroll-to-newest"):
+        # rendered again on every rerun, unchanged until the next answer: a rerun the page
+        # makes by itself (a component reporting its state) would otherwise remove it and
+        # end the hold while the page is still shifting
         widgets.scroll_into_view("newest-exchange", nonce=f"{view.id}-{len(view.turns)}")
     for note in st.session_state.pop("notes", []):
         st.caption(note)

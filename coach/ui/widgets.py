@@ -19,22 +19,23 @@ from scoring.models import Scorecard
 def scroll_into_view(container_key: str, nonce: str) -> None:
     """Bring a keyed container to the top of the screen (after an answer: the newest exchange
     and the next question), on desktop and on a phone. Elements above it that render late
-    (audio players, iframes) shift the page, so it is held at the top for a few seconds,
-    (10 s), until the learner scrolls themselves."""
+    (audio players, iframes) shift the page, so it is held at the top for up to 20 s, until
+    the learner scrolls, touches, clicks or types. The script runs once per `nonce`: an
+    unchanged call on a later rerun keeps the same frame (and its hold) alive."""
     from streamlit.components.v1 import html
 
     html(
         f"""<script>/* {nonce} */
         const doc = window.parent.document;
         let tries = 0, left = false;
-        for (const kind of ["wheel", "touchstart", "keydown"]) {{
+        for (const kind of ["wheel", "touchstart", "keydown", "mousedown"]) {{
           doc.addEventListener(kind, () => {{ left = true; }}, {{once: true, passive: true}});
         }}
         const hold = () => {{
           if (left) return;
           const el = doc.querySelector(".st-key-{container_key}");
           if (el && Math.abs(el.getBoundingClientRect().top) > 4) el.scrollIntoView({{block: "start"}});
-          if (++tries < 40) setTimeout(hold, 250);
+          if (++tries < 80) setTimeout(hold, 250);
         }};
         setTimeout(hold, 150);
         </script>""",
