@@ -39,6 +39,7 @@ RATE = audio_mod.SAMPLE_RATE
 # A pause this long ends a segment (0.5 s: a sentence break; measured, live-audio notes).
 MIN_SILENCE_MS = 500
 SPEECH_PAD_MS = 200
+SPEECH_PAD = SPEECH_PAD_MS * RATE // 1000  # the same, in samples
 # A segment is decoded once it holds this much speech and a pause follows; shorter phrases
 # wait for the next one (a two-word fragment decodes badly on its own), unless the pause
 # after them is long.
@@ -178,22 +179,18 @@ class IncrementalTranscriber:
             # The span's end is padded by SPEECH_PAD_MS: the speaker has paused for
             # min_silence once the padded end is that much less behind the buffer's end.
             trailing = len(self._pending) - spans[-1][1]
-            if trailing >= self.min_silence - int(SPEECH_PAD_MS * RATE / 1000):
+            if trailing >= self.min_silence - SPEECH_PAD:
                 closed = spans
             if not closed or not self._worth_a_segment(closed, spans, trailing):
                 self._decode_ahead(spans)
                 return []
         new: list[LiveSegment] = []
-        offset_seconds = self._offset / RATE
         for window in group_spans(closed, self.options.window_seconds):
             ahead = self._ahead_for(window)
             if ahead is not None:
                 raw, elapsed = ahead.raw, ahead.decode_seconds
             else:
-                started = time.perf_counter()
-                raw = decode_speech(self.model, window, self._pending, self.options, offset_seconds)
-                elapsed = time.perf_counter() - started
-                self.decode_seconds += elapsed
+                raw, elapsed = self._decode(window)
             self._raw += raw
             text = " ".join(s.text.strip() for s in raw if s.text.strip())
             first, last = window.spans[0][0], window.spans[-1][1]
@@ -208,6 +205,14 @@ class IncrementalTranscriber:
         self._ahead = None
         self._judge_language()
         return new
+
+    def _decode(self, window: SpeechWindow) -> tuple[list[RawSegment], float]:
+        """Decode one window of the pending audio (times in the recording), counting the time."""
+        started = time.perf_counter()
+        raw = decode_speech(self.model, window, self._pending, self.options, self._offset / RATE)
+        elapsed = time.perf_counter() - started
+        self.decode_seconds += elapsed
+        return raw, elapsed
 
     def _worth_a_segment(self, closed, spans, trailing: int) -> bool:
         """Closed spans are decoded once they hold MIN_SEGMENT_SECONDS of speech, or after a
@@ -236,18 +241,14 @@ class IncrementalTranscriber:
         speech_end = self._speech_end_if_paused()
         if speech_end is None:
             return
-        pad = SPEECH_PAD_MS * RATE // 1000
         ahead = self._ahead
-        if ahead is not None and ahead.offset == self._offset and speech_end <= ahead.speech_end + pad:
+        if ahead is not None and ahead.offset == self._offset and speech_end <= ahead.speech_end + SPEECH_PAD:
             return  # nothing new said since the last decode ahead
-        clipped = [(a, min(b, speech_end + pad)) for a, b in spans if a < speech_end]
+        clipped = [(a, min(b, speech_end + SPEECH_PAD)) for a, b in spans if a < speech_end]
         windows = group_spans(clipped, self.options.window_seconds)
         if len(windows) != 1:
             return  # more than one pass of speech: leave it to the cut
-        started = time.perf_counter()
-        raw = decode_speech(self.model, windows[0], self._pending, self.options, self._offset / RATE)
-        elapsed = time.perf_counter() - started
-        self.decode_seconds += elapsed
+        raw, elapsed = self._decode(windows[0])
         self.ahead_decodes += 1
         self._ahead = _AheadDecode(offset=self._offset, window=windows[0], speech_end=speech_end,
                                    raw=raw, decode_seconds=elapsed)
@@ -258,10 +259,9 @@ class IncrementalTranscriber:
         ahead = self._ahead
         if ahead is None or ahead.offset != self._offset or len(ahead.window.spans) != len(window.spans):
             return None
-        pad = SPEECH_PAD_MS * RATE // 1000
-        same_start = abs(window.spans[0][0] - ahead.window.spans[0][0]) <= pad
+        same_start = abs(window.spans[0][0] - ahead.window.spans[0][0]) <= SPEECH_PAD
         end = window.spans[-1][1]
-        same_end = ahead.speech_end - pad <= end <= ahead.speech_end + 2 * pad
+        same_end = ahead.speech_end - SPEECH_PAD <= end <= ahead.speech_end + 2 * SPEECH_PAD
         return ahead if same_start and same_end else None
 
     def _judge_language(self) -> None:

@@ -71,15 +71,25 @@ def _browser(playwright, audio: Path):
     return playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=flags)
 
 
-def _start(page, app_url):  # noqa: F811
+def _record_until_a_number_is_heard(playwright, app_url, audio: Path):  # noqa: F811
+    """A browser whose fake microphone plays `audio`: start the interview, press Record and
+    wait until the growing transcript holds the answer's first number. (browser, page,
+    recorder frame)."""
     from playwright.sync_api import expect
 
+    browser = _browser(playwright, audio)
+    page = browser.new_context(permissions=["microphone"]).new_page()
     page.set_default_timeout(120_000)
     page.goto(f"{app_url}/interview?card=gpu-cluster-optimization")
     page.get_by_role("button", name="Start").click()
     expect(page.get_by_text("Dr. Seo-yeon Han:").first).to_be_visible()
     recorder = page.frame_locator('iframe[title*="webrtc"]').first
-    return recorder
+    recorder.get_by_role("button", name="Record").click()
+    page.wait_for_function(
+        "() => document.body.innerText.includes('Listening') && /percent|%/i.test(document.body.innerText)",
+        timeout=120_000,
+    )
+    return browser, page, recorder
 
 
 def _listening_text(page) -> str:
@@ -93,15 +103,8 @@ def test_stop_alone_brings_the_scorecard_and_the_follow_up(app_url, spoken_answe
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
-        browser = _browser(playwright, spoken_answer)
-        page = browser.new_context(permissions=["microphone"]).new_page()
-        recorder = _start(page, app_url)
-        recorder.get_by_role("button", name="Record").click()
         # the transcript grows on the page while the answer is still being spoken
-        page.wait_for_function(
-            "() => document.body.innerText.includes('Listening') && /percent|%/i.test(document.body.innerText)",
-            timeout=120_000,
-        )
+        browser, page, recorder = _record_until_a_number_is_heard(playwright, app_url, spoken_answer)
         growing = _listening_text(page)
         assert "network" not in growing.lower(), growing  # the last sentence is still to come
         page.wait_for_function(
@@ -127,14 +130,7 @@ def test_a_reload_during_the_answer_loses_nothing(app_url, spoken_answer):  # no
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
-        browser = _browser(playwright, spoken_answer)
-        page = browser.new_context(permissions=["microphone"]).new_page()
-        recorder = _start(page, app_url)
-        recorder.get_by_role("button", name="Record").click()
-        page.wait_for_function(
-            "() => /percent|%/i.test(document.body.innerText) && document.body.innerText.includes('Listening')",
-            timeout=120_000,
-        )
+        browser, page, _ = _record_until_a_number_is_heard(playwright, app_url, spoken_answer)
         page.reload()  # mid-answer: the session id is in the URL
         page.wait_for_function(
             "() => document.body.innerText.includes('recording from before the page reloaded was kept')",
