@@ -68,6 +68,8 @@ def main() -> None:
         print(f"{card:34} {cid:24} {ok / n:5.2f} {n:4} {miss:4} {fa:4}")
     accs = [ok / n for ok, n, _, _ in cells.values()]
     misses = sum(c[2] for c in cells.values())
+    verdicts = sum(c[1] for c in cells.values())
+    print(f"micro accuracy {sum(c[0] for c in cells.values()) / verdicts:.3f} over {verdicts} verdicts")
     print(f"macro accuracy {sum(accs) / len(accs):.3f} over {len(accs)} criteria; "
           f"{len(wrong)} wrong verdicts, {misses} of them misses")
     if args.errors:

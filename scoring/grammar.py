@@ -100,6 +100,8 @@ class Clause:
     state: str | None = None  # an adjective or participle state: "done", "broken"
     fragment: str = ""  # a verbless sentence's head word class: "ADP" for "On the billing task today."
     words: frozenset[str] = field(default_factory=frozenset)  # lemmas of the clause's own words
+    governor: str = ""  # the verb this clause is the complement of: "guess" in "I guess I disagree"
+    introduces: frozenset[str] = field(default_factory=frozenset)  # "why", "that", "if" opening its complements
     # verbs coordinated with it: "looked at X and went with Y"
     partners: frozenset[str] = field(default_factory=frozenset)
 
@@ -220,7 +222,9 @@ def _clauses_of(doc, base: int) -> list[Clause]:
                     tense = "future"
             if any(a.text.lower() == "to" for a in aux) and pred.dep_ == "ROOT" and subject is not None:
                 tense = "future"  # minutes style: "Alice to send the slides"
-            negated = any(t.dep_ == "neg" or t.text.lower() in {"never", "not", "n't", "n’t"} for t in own) or (
+            negated = any(t.dep_ == "neg" or t.text.lower() in {"never", "not", "n't", "n’t"}
+                          or (t.dep_ == "det" and t.text.lower() == "no" and t.head.dep_ in {"attr", "dobj"})
+                          for t in own) or (
                 subject is not None and (subject.text.lower() in {"nothing", "nobody", "none", "noone"}
                                          or any(c.dep_ == "det" and c.text.lower() == "no" for c in subject.children)))
             state = None
@@ -261,6 +265,11 @@ def _clauses_of(doc, base: int) -> list[Clause]:
                 state=state,
                 fragment=pred.pos_ if tense == "none" and pred.dep_ == "ROOT" else "",
                 words=frozenset(lemma(t.text, t.pos_) for t in own),
+                governor=lemma(pred.head.text, "VERB") if pred.dep_ in {"ccomp", "xcomp"} else "",
+                introduces=frozenset(
+                    g.text.lower() for child in pred.children if child.i in nested and child.dep_ in {"ccomp", "advcl"}
+                    for g in child.children if g.dep_ in {"mark", "advmod"} and g.i < child.i
+                ),
                 partners=frozenset(
                     lemma(t.text, "VERB") for t in (*[c for c in pred.children if c.dep_ == "conj"],
                                                     *([pred.head] if pred.dep_ == "conj" else []))
@@ -380,7 +389,95 @@ def _question_to_group(c: Clause) -> bool:
     return c.question and bool(c.words & {"anyone", "anything", "everyone", "anybody", "else", "other", "others"})
 
 
+_STANCE = frozenset({"skeptical", "sceptical", "hesitant", "wary", "cautious", "concerned", "worried", "nervous",
+                     "unsure", "uncomfortable", "unconvinced", "doubtful", "uneasy", "reluctant", "worry", "concern"})
+_NOT_CONVINCED = frozenset({"convinced", "convince", "sure", "confident", "confidence", "certain", "comfortable", "persuaded"})
+_DISAGREE = frozenset({"disagree", "oppose", "object", "doubt", "question", "challenge", "resist", "dispute"})
+_HEDGES = frozenset({"bit", "little", "slightly", "somewhat", "relatively", "personally", "respectfully", "kind", "sort",
+                     "gently", "partly", "partially", "maybe", "perhaps", "just"})
+_HEDGING_GOVERNORS = frozenset({"want", "guess", "think", "say", "go", "have", "feel", "like", "need", "would", "suppose"})
+
+
+def _softened_disagreement(c: Clause) -> bool:
+    """A disagreement the speaker hedges: a stance ('I'm a bit skeptical'), a belief denied ('I'm not
+    convinced', 'I don't think …'), or a disagreeing verb with a softener ('I'd push back a bit',
+    'I guess I disagree'). A bare 'I disagree' is not softened."""
+    if c.subject not in {"speaker", "none"} or c.question:
+        return False
+    if c.words & _STANCE and not c.negated:
+        return True
+    if c.negated and (c.words & _NOT_CONVINCED or c.verb in {"think", "believe", "see"}):
+        return True
+    disagrees = (c.verb in _DISAGREE or (c.verb == "push" and "back" in c.words)) and not c.negated
+    softened = c.modal in {"would", "might", "could"} or c.governor in _HEDGING_GOVERNORS or bool(c.words & _HEDGES)
+    return disagrees and softened
+
+
+def _acknowledges(c: Clause) -> bool:
+    """The other view recognised: 'I don't disagree with that', 'I see the appeal', 'I get why …'."""
+    if c.subject != "speaker" or c.question:
+        return False
+    if c.negated:
+        return c.verb in _DISAGREE
+    objection = {"problem", "issue", "risk", "concern", "downside", "danger", "reason"}
+    return c.verb in {"see", "understand", "get", "appreciate", "agree", "like", "hear"} and not (c.words & objection) and (
+        bool(c.named) or bool((c.words | c.introduces) & {"why", "how", "that", "point", "appeal", "argument",
+                                                           "arguments", "idea"}))
+
+
+def _suggestion(c: Clause) -> bool:
+    """Another way put forward: 'we could …', 'it might make sense to …', 'I'd prefer …', 'if we go with …'."""
+    if c.negated or c.question and c.subject != "team":
+        return False
+    if c.verb == "prefer" and c.subject in {"speaker", "team"}:
+        return True
+    if c.modal in {"should", "could", "might", "can"} and c.subject in {"team", "none", "listener"} and c.verb:
+        return c.verb not in {"be", "have"} or bool(c.named)
+    if c.verb == "make" and "sense" in c.words and c.modal in {"might", "would", "could", "may"}:
+        return True
+    return "if" in c.words and c.subject == "team" and c.verb in {"go", "use", "do", "start", "keep", "limit", "try"}
+
+
+def _fact_against(c: Clause) -> bool:
+    """A plain fact that argues against a plan: something missing, broken or not done ('there are no
+    tests in this', 'that doesn't fix the core problem', 'it removes a lot of flexibility')."""
+    if c.question or c.subject in {"speaker", "listener"} or c.governor in {"think", "feel", "guess"} and not c.negated:
+        return False
+    if c.tense in {"future"} and c.modal != "will":
+        return False
+    missing = c.negated and c.verb in {"be", "have", "fix", "solve", "work", "scale", "exist", "support", "address", "help"}
+    harm = c.verb in {"remove", "break", "block", "cost", "delay", "hurt", "lose", "add", "complicate", "slow",
+                      "prevent", "limit"} and not c.negated and c.subject in {"pronoun", "thing"}
+    return missing or harm or c.state == "stuck"
+
+
 READINGS: dict[str, Reading] = {
+    "softened_disagreement": Reading(
+        "a disagreement the speaker hedges: a stance, a belief denied, or a disagreeing verb with a softener.",
+        _softened_disagreement,
+        ("I'm a bit skeptical.", "I guess I disagree.", "I'd push back a bit on that.", "I'm not convinced it scales.",
+         "I don't think we should announce a date."),
+        ("I disagree.", "I agree with the plan.", "Are you worried?"),
+    ),
+    "acknowledges": Reading(
+        "the other view recognised first: 'I don't disagree with that', 'I see the appeal'.",
+        _acknowledges,
+        ("I don't disagree with that.", "I see the appeal of one cluster.", "I get why you want it."),
+        ("I see a problem with the timeline.", "I disagree."),
+    ),
+    "suggestion": Reading(
+        "another way put forward: we could, it might make sense to, I'd prefer, if we go with.",
+        _suggestion,
+        ("I'd prefer to keep the default.", "I think it might make sense to just wait.", "We could start with one team.",
+         "If we go with only withdrawals, it is simple."),
+        ("We went with withdrawals.", "I prefer not to.", "It could be slow."),
+    ),
+    "fact_against": Reading(
+        "a plain fact that argues against a plan: missing, broken, not done, or a cost it brings.",
+        _fact_against,
+        ("There are no tests in this.", "That doesn't fix the core problem.", "It removes a lot of flexibility."),
+        ("I don't like it.", "The tests pass.", "Does it scale?"),
+    ),
     "done_work": Reading(
         "completed work on a named thing: past or perfect, by the speaker, the team or unsaid (a terse "
         "update); or a named thing in a done state. Announcements, meta-talk and plans are not.",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re2
 from pydantic import Field, field_validator, model_validator
 
 from scoring import politeness
@@ -29,12 +30,36 @@ def _matches(answer: Answer, patterns) -> list:
     ("fifty-two percent" meets a pattern written for "52%"); evidence is the sentence."""
     found = []
     for sentence in answer.sentences:
+        if answer.sections and answer.is_bare_heading(sentence):
+            continue
         match = patterns.search(sentence.text)
         if match:
             found.append((sentence, sentence.start + match.start()))
         elif sentence.numeric != sentence.text and patterns.search(sentence.numeric):
             found.append((sentence, None))
     return found
+
+
+def _section_items(answer: Answer, headings, *, specific: bool) -> list:
+    """Items listed under one of `headings` in a written update ("Done:" → "- merged the retry fix").
+    With `specific`, only items that name their work (three words or more, or a product-like token)."""
+    found = []
+    for section in answer.sections:
+        if section.heading not in headings:
+            continue
+        for item in section.items:
+            words = item.text.split()
+            if not any(ch.isalnum() for ch in item.text) or item.text.strip().lower() in {"todo", "tbd", "?"}:
+                continue
+            if specific and len(words) < 3 and not any(_PRODUCT_LIKE.search(w) for w in words):
+                continue
+            sentence = answer.sentence_at(item.start)
+            if sentence is not None:
+                found.append((sentence, item.start))
+    return found
+
+
+_PRODUCT_LIKE = re2.compile(r"[A-Z0-9][a-z]*[A-Z0-9.]|[a-z][.-][a-z]|`")
 
 
 def _blunt_hits(answer: Answer, patterns) -> list[str]:
@@ -94,9 +119,10 @@ class MeetingMove(Detector):
         if blunt:
             return Hit(False, 0.0, blunt[:2], "a blunt phrase undoes the softening")
         node = _moves()[move] if move else {}
+        listed = _section_items(answer, node.get("headings", ()), specific=node.get("specific_items", False))
         found = with_readings(
             answer,
-            _matches(answer, patterns),
+            _matches(answer, patterns) + listed,
             (*node.get("readings", ()), *params.readings),
             (*node.get("unless_readings", ()), *params.unless_readings),
         )
