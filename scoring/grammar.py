@@ -34,9 +34,23 @@ _LISTENER = {"you", "y'all"}
 _THIRD_PERSON = {"he", "she", "him", "her", "they", "them"}
 _PRONOUN_THINGS = {"it", "this", "that", "these", "those", "which", "what", "there", "something", "anything"}
 _CLAUSE_DEPS = {"ROOT", "conj", "ccomp", "advcl", "parataxis", "xcomp", "relcl", "acl", "pcomp"}
-_MODALS = {"will": "will", "'ll": "will", "’ll": "will", "shall": "will", "wo": "will", "would": "would",
-           "'d": "would", "’d": "would", "can": "can", "ca": "can", "could": "could", "should": "should",
-           "might": "might", "may": "may", "must": "must"}
+_MODALS = {
+    "will": "will",
+    "'ll": "will",
+    "’ll": "will",
+    "shall": "will",
+    "wo": "will",
+    "would": "would",
+    "'d": "would",
+    "’d": "would",
+    "can": "can",
+    "ca": "can",
+    "could": "could",
+    "should": "should",
+    "might": "might",
+    "may": "may",
+    "must": "must",
+}
 _TIME_WORDS = re2.compile(
     r"(?i)\b(?:today|tonight|tomorrow|yesterday|monday|tuesday|wednesday|thursday|friday|saturday|sunday|"
     r"mon|tue|tues|wed|thu|thurs|fri|eod|eow|eom|q[1-4]|january|february|march|april|may|june|july|august|"
@@ -97,6 +111,7 @@ class Clause:
     others: bool  # another person or team takes part ("with her", "with the PM")
     timed: bool  # tied to a time ("by Thursday", "until the next sync")
     question: bool
+    last: bool  # in the answer's last sentence
     state: str | None = None  # an adjective or participle state: "done", "broken"
     fragment: str = ""  # a verbless sentence's head word class: "ADP" for "On the billing task today."
     words: frozenset[str] = field(default_factory=frozenset)  # lemmas of the clause's own words
@@ -145,10 +160,19 @@ def _is_named(token) -> bool:
     if _TIME_WORDS.fullmatch(token.text) or any(c.dep_ == "det" and c.text.lower() == "no" for c in token.children):
         return False
     word = lemma(token.text, token.pos_)
-    modifiers = [c for c in token.children if c.dep_ in {"compound", "amod", "nummod", "poss", "nmod"}
-                 and c.text.lower() not in {"next", "other", "same", "new", "old", "my", "our", "this", "that", "its"}]
-    modifiers += [c for c in token.children if c.dep_ == "prep" and c.text.lower() in {"for", "of", "on"}
-                  and any(g.pos_ in {"NOUN", "PROPN"} for g in c.children)]
+    modifiers = [
+        c
+        for c in token.children
+        if c.dep_ in {"compound", "amod", "nummod", "poss", "nmod"}
+        and c.text.lower() not in {"next", "other", "same", "new", "old", "my", "our", "this", "that", "its"}
+    ]
+    modifiers += [
+        c
+        for c in token.children
+        if c.dep_ == "prep"
+        and c.text.lower() in {"for", "of", "on"}
+        and any(g.pos_ in {"NOUN", "PROPN"} for g in c.children)
+    ]
     if token.pos_ == "PROPN" or any(ch.isdigit() for ch in token.text):
         return True
     if word in _words("generic_work_nouns"):
@@ -203,6 +227,7 @@ def _clauses_of(doc, base: int) -> list[Clause]:
         nested = {p.i for p in preds}
         sentence = (base + sent.start_char, base + sent.end_char)
         question = sent.text.rstrip().endswith("?")
+        last = not doc.text[sent.end_char :].strip()
         for pred in preds:
             own = _subtree_tokens(pred, nested - {pred.i})
             aux = [c for c in pred.children if c.dep_ in {"aux", "auxpass"}]
@@ -222,11 +247,18 @@ def _clauses_of(doc, base: int) -> list[Clause]:
                     tense = "future"
             if any(a.text.lower() == "to" for a in aux) and pred.dep_ == "ROOT" and subject is not None:
                 tense = "future"  # minutes style: "Alice to send the slides"
-            negated = any(t.dep_ == "neg" or t.text.lower() in {"never", "not", "n't", "n’t"}
-                          or (t.dep_ == "det" and t.text.lower() == "no" and t.head.dep_ in {"attr", "dobj"})
-                          for t in own) or (
-                subject is not None and (subject.text.lower() in {"nothing", "nobody", "none", "noone"}
-                                         or any(c.dep_ == "det" and c.text.lower() == "no" for c in subject.children)))
+            negated = any(
+                t.dep_ == "neg"
+                or t.text.lower() in {"never", "not", "n't", "n’t"}
+                or (t.dep_ == "det" and t.text.lower() == "no" and t.head.dep_ in {"attr", "dobj"})
+                for t in own
+            ) or (
+                subject is not None
+                and (
+                    subject.text.lower() in {"nothing", "nobody", "none", "noone"}
+                    or any(c.dep_ == "det" and c.text.lower() == "no" for c in subject.children)
+                )
+            )
             state = None
             for t in own:
                 if t.dep_ in {"acomp", "oprd", "attr", "ccomp", "advmod", "prt"} or t is pred:
@@ -236,45 +268,57 @@ def _clauses_of(doc, base: int) -> list[Clause]:
                     elif word in _words("done_states") and state is None and t.tag_ in {"JJ", "VBN", "RB", "RP"}:
                         state = "done"
             named = tuple(
-                t.text for t in own
+                t.text
+                for t in own
                 if t.dep_ in {"dobj", "pobj", "attr", "nsubjpass", "nsubj", "ROOT", "appos", "oprd", "npadvmod"}
-                and t is not subject and _is_named(t)
+                and t is not subject
+                and _is_named(t)
             )
             subject_named = subject is not None and _subject_kind(subject) == "thing" and _is_named(subject)
             if subject_named:
                 named = (subject.text, *named)
             others = any(
-                t.dep_ == "pobj" and t.head.text.lower() in {"with", "alongside"}
+                t.dep_ == "pobj"
+                and t.head.text.lower() in {"with", "alongside"}
                 and _subject_kind(t) in {"person", "role"}
                 for t in own
             ) or any(t.dep_ == "conj" and _subject_kind(t) in {"person", "role"} and t.head is subject for t in own)
-            text = doc.text[min(t.idx for t in own): max(t.idx + len(t) for t in own)]
-            out.append(Clause(
-                position=base + pred.idx,
-                sentence=sentence,
-                verb=lemma(pred.text, pred.pos_) if pred.pos_ in {"VERB", "AUX"} or tense != "none" else "",
-                tense=tense,
-                modal=modal,
-                negated=negated,
-                subject=_subject_kind(subject) if subject is not None else "none",
-                subject_text=subject.text if subject is not None else "",
-                named=named,
-                others=others,
-                timed=_TIME_WORDS.search(text) is not None,
-                question=question,
-                state=state,
-                fragment=pred.pos_ if tense == "none" and pred.dep_ == "ROOT" else "",
-                words=frozenset(lemma(t.text, t.pos_) for t in own),
-                governor=lemma(pred.head.text, "VERB") if pred.dep_ in {"ccomp", "xcomp"} else "",
-                introduces=frozenset(
-                    g.text.lower() for child in pred.children if child.i in nested and child.dep_ in {"ccomp", "advcl"}
-                    for g in child.children if g.dep_ in {"mark", "advmod"} and g.i < child.i
-                ),
-                partners=frozenset(
-                    lemma(t.text, "VERB") for t in (*[c for c in pred.children if c.dep_ == "conj"],
-                                                    *([pred.head] if pred.dep_ == "conj" else []))
-                ),
-            ))
+            text = doc.text[min(t.idx for t in own) : max(t.idx + len(t) for t in own)]
+            out.append(
+                Clause(
+                    position=base + pred.idx,
+                    sentence=sentence,
+                    verb=lemma(pred.text, pred.pos_) if pred.pos_ in {"VERB", "AUX"} or tense != "none" else "",
+                    tense=tense,
+                    modal=modal,
+                    negated=negated,
+                    subject=_subject_kind(subject) if subject is not None else "none",
+                    subject_text=subject.text if subject is not None else "",
+                    named=named,
+                    others=others,
+                    timed=_TIME_WORDS.search(text) is not None,
+                    question=question,
+                    last=last,
+                    state=state,
+                    fragment=pred.pos_ if tense == "none" and pred.dep_ == "ROOT" else "",
+                    words=frozenset(lemma(t.text, t.pos_) for t in own),
+                    governor=lemma(pred.head.text, "VERB") if pred.dep_ in {"ccomp", "xcomp"} else "",
+                    introduces=frozenset(
+                        g.text.lower()
+                        for child in pred.children
+                        if child.i in nested and child.dep_ in {"ccomp", "advcl"}
+                        for g in child.children
+                        if g.dep_ in {"mark", "advmod"} and g.i < child.i
+                    ),
+                    partners=frozenset(
+                        lemma(t.text, "VERB")
+                        for t in (
+                            *[c for c in pred.children if c.dep_ == "conj"],
+                            *([pred.head] if pred.dep_ == "conj" else []),
+                        )
+                    ),
+                )
+            )
     return out
 
 
@@ -361,13 +405,20 @@ def _choice_over_option(c: Clause) -> bool:
         return bool(c.named)  # "we didn't go with Kafka"
     if c.verb in _words("consider_verbs") and c.partners & _words("choose_verbs") and c.tense in {"past", "perfect"}:
         return c.subject in _WORKERS and bool(c.named)  # "we looked at Redis and went with Postgres"
-    return c.verb in {"reject", "rule", "drop", "abandon", "discard", "skip"} and c.subject in _WORKERS and c.tense in {
-        "past", "perfect"}
+    return (
+        c.verb in {"reject", "rule", "drop", "abandon", "discard", "skip"}
+        and c.subject in _WORKERS
+        and c.tense in {"past", "perfect"}
+    )
 
 
 def _diagnosis(c: Clause) -> bool:
-    return (not c.negated and c.subject in _WORKERS and c.tense in {"past", "perfect", "progressive"}
-            and c.verb in _words("diagnosis_verbs"))
+    return (
+        not c.negated
+        and c.subject in _WORKERS
+        and c.tense in {"past", "perfect", "progressive"}
+        and c.verb in _words("diagnosis_verbs")
+    )
 
 
 def _meta_talk(c: Clause) -> bool:
@@ -389,13 +440,52 @@ def _question_to_group(c: Clause) -> bool:
     return c.question and bool(c.words & {"anyone", "anything", "everyone", "anybody", "else", "other", "others"})
 
 
-_STANCE = frozenset({"skeptical", "sceptical", "hesitant", "wary", "cautious", "concerned", "worried", "nervous",
-                     "unsure", "uncomfortable", "unconvinced", "doubtful", "uneasy", "reluctant", "worry", "concern"})
-_NOT_CONVINCED = frozenset({"convinced", "convince", "sure", "confident", "confidence", "certain", "comfortable", "persuaded"})
+_STANCE = frozenset(
+    {
+        "skeptical",
+        "sceptical",
+        "hesitant",
+        "wary",
+        "cautious",
+        "concerned",
+        "worried",
+        "nervous",
+        "unsure",
+        "uncomfortable",
+        "unconvinced",
+        "doubtful",
+        "uneasy",
+        "reluctant",
+        "worry",
+        "concern",
+    }
+)
+_NOT_CONVINCED = frozenset(
+    {"convinced", "convince", "sure", "confident", "confidence", "certain", "comfortable", "persuaded"}
+)
 _DISAGREE = frozenset({"disagree", "oppose", "object", "doubt", "question", "challenge", "resist", "dispute"})
-_HEDGES = frozenset({"bit", "little", "slightly", "somewhat", "relatively", "personally", "respectfully", "kind", "sort",
-                     "gently", "partly", "partially", "maybe", "perhaps", "just"})
-_HEDGING_GOVERNORS = frozenset({"want", "guess", "think", "say", "go", "have", "feel", "like", "need", "would", "suppose"})
+_HEDGES = frozenset(
+    {
+        "bit",
+        "little",
+        "slightly",
+        "somewhat",
+        "relatively",
+        "personally",
+        "respectfully",
+        "kind",
+        "sort",
+        "gently",
+        "partly",
+        "partially",
+        "maybe",
+        "perhaps",
+        "just",
+    }
+)
+_HEDGING_GOVERNORS = frozenset(
+    {"want", "guess", "think", "say", "go", "have", "feel", "like", "need", "would", "suppose"}
+)
 
 
 def _softened_disagreement(c: Clause) -> bool:
@@ -420,9 +510,16 @@ def _acknowledges(c: Clause) -> bool:
     if c.negated:
         return c.verb in _DISAGREE
     objection = {"problem", "issue", "risk", "concern", "downside", "danger", "reason"}
-    return c.verb in {"see", "understand", "get", "appreciate", "agree", "like", "hear"} and not (c.words & objection) and (
-        bool(c.named) or bool((c.words | c.introduces) & {"why", "how", "that", "point", "appeal", "argument",
-                                                           "arguments", "idea"}))
+    return (
+        c.verb in {"see", "understand", "get", "appreciate", "agree", "like", "hear"}
+        and not (c.words & objection)
+        and (
+            bool(c.named)
+            or bool(
+                (c.words | c.introduces) & {"why", "how", "that", "point", "appeal", "argument", "arguments", "idea"}
+            )
+        )
+    )
 
 
 def _suggestion(c: Clause) -> bool:
@@ -445,18 +542,213 @@ def _fact_against(c: Clause) -> bool:
         return False
     if c.tense in {"future"} and c.modal != "will":
         return False
-    missing = c.negated and c.verb in {"be", "have", "fix", "solve", "work", "scale", "exist", "support", "address", "help"}
-    harm = c.verb in {"remove", "break", "block", "cost", "delay", "hurt", "lose", "add", "complicate", "slow",
-                      "prevent", "limit"} and not c.negated and c.subject in {"pronoun", "thing"}
+    missing = c.negated and c.verb in {
+        "be",
+        "have",
+        "fix",
+        "solve",
+        "work",
+        "scale",
+        "exist",
+        "support",
+        "address",
+        "help",
+    }
+    harm = (
+        c.verb
+        in {
+            "remove",
+            "break",
+            "block",
+            "cost",
+            "delay",
+            "hurt",
+            "lose",
+            "add",
+            "complicate",
+            "slow",
+            "prevent",
+            "limit",
+        }
+        and not c.negated
+        and c.subject in {"pronoun", "thing"}
+    )
     return missing or harm or c.state == "stuck"
 
 
+def _restates_meaning(c: Clause) -> bool:
+    """Checking one's understanding: 'Are you saying …?', 'Is the idea that …?', 'If I understand, you …',
+    'Am I right in inferring …?', 'did you mean X or Y?'."""
+    if c.subject == "listener" and c.verb in {"say", "mean", "suggest", "propose", "ask", "argue", "imply", "want"}:
+        if c.modal in {"can", "could", "would", "will"} or c.words & {"which", "what", "who", "when", "where"}:
+            return False  # "Could you say what … includes?", "Which one do you mean?": a question, not a restatement
+        return c.question or "if" in c.introduces or c.governor in {"understand", "think"}
+    if (
+        c.question
+        and c.verb == "be"
+        and c.words
+        & {
+            "idea",
+            "proposal",
+            "plan",
+            "suggestion",
+            "point",
+            "goal",
+            "intent",
+            "assumption",
+            "thinking",
+            "expectation",
+            "claim",
+        }
+    ):
+        return True
+    if c.subject == "speaker" and c.verb in {"understand", "infer", "read", "take", "get", "follow"}:
+        return c.question or bool(c.words & {"if", "correctly", "right"}) or c.governor == "make"
+    return c.question and c.subject == "speaker" and "right" in c.words
+
+
+def _closing_question(c: Clause) -> bool:
+    """The answer ends by asking the others something (their view, or a name handed the floor)."""
+    # a closing proposal ("Maybe we could …?", "How about we ship on Thursday?") is an alternative, not an invitation
+    proposal = (
+        (c.subject == "team" and c.verb not in {"think", "feel", "say", "agree", "want", "need"})
+        or ({"how", "about"} <= c.words)
+        or ({"what", "if"} <= (c.words | c.introduces))
+    )
+    return c.question and c.last and c.subject not in {"speaker"} and not proposal
+
+
+def _first_person_view(c: Clause) -> bool:
+    """A view, observation or suggestion in the first person: 'I think …', 'I noticed …', 'I'm imagining …',
+    'I have the feeling …', 'I'd prefer …'."""
+    if c.subject != "speaker" or c.question:
+        return False
+    views = {
+        "think",
+        "believe",
+        "feel",
+        "notice",
+        "find",
+        "see",
+        "imagine",
+        "suspect",
+        "expect",
+        "prefer",
+        "suggest",
+        "propose",
+        "recommend",
+        "wonder",
+        "worry",
+        "saw",
+        "guess",
+        "argue",
+        "like",
+        "want",
+        "would",
+        "doubt",
+    }
+    if c.verb in views and not (c.verb == "see" and c.words & {"you", "screen"}):
+        return True
+    return c.verb == "have" and bool(
+        c.words
+        & {
+            "feeling",
+            "sense",
+            "impression",
+            "concern",
+            "idea",
+            "suggestion",
+            "proposal",
+            "question",
+            "worry",
+            "thought",
+        }
+    )
+
+
+def _points_out(c: Clause) -> bool:
+    """Orienting an audience on something shown: 'you can see the spike', 'here you see one block'."""
+    return (
+        c.verb in {"see", "notice", "look", "show"}
+        and c.subject in {"listener", "team", "pronoun", "thing"}
+        and not c.question
+        and not c.negated
+        and "if" not in c.words
+        and (bool(c.named) or not c.governor)
+        and (c.modal == "can" or "here" in c.words or c.verb == "show")
+    )
+
+
 READINGS: dict[str, Reading] = {
+    "restates_meaning": Reading(
+        "checking one's understanding of what was said: are you saying, is the idea that, if I understand.",
+        _restates_meaning,
+        (
+            "Are you saying that's only at the surface level?",
+            "Is the idea that we could ship it sooner?",
+            "If I understand, you are saying we keep the old API.",
+            "Am I right in inferring that this needs a lock?",
+        ),
+        (
+            "What is the deadline?",
+            "You said it was done.",
+            "I understand.",
+            "Could you say what it includes?",
+            "Which one do you mean?",
+        ),
+    ),
+    "closing_question": Reading(
+        "the answer ends by asking the others something.",
+        _closing_question,
+        (
+            "I think we should wait. What do you all think?",
+            "That is my concern. Tomasz?",
+            "Is that a sensible direction or not?",
+        ),
+        (
+            "What do you think? I would wait.",
+            "Can I ask a question?",
+            "Maybe we could start with one team?",
+            "How about we ship on Thursday instead?",
+            "Maybe we split it into two parts?",
+        ),
+    ),
+    "first_person_view": Reading(
+        "a view, observation or suggestion in the first person.",
+        _first_person_view,
+        (
+            "I'm imagining a rule where each borrow gets a fresh lifetime.",
+            "I have the feeling the arguments favour it.",
+            "I noticed the tests are slow.",
+            "I think we should wait.",
+        ),
+        ("We established three goals.", "Can I go first?", "I can see your screen."),
+    ),
+    "points_out": Reading(
+        "orienting the audience on what is shown: you can see, here you see, this shows.",
+        _points_out,
+        (
+            "Then you can see the massive spike in network use.",
+            "Here you see one example of a big block.",
+            "This chart shows the hourly load.",
+        ),
+        (
+            "Can you see my screen?",
+            "I can't see it.",
+            "Okay, I think you can see.",
+            "If you look at the peak, it's 97%.",
+        ),
+    ),
     "softened_disagreement": Reading(
         "a disagreement the speaker hedges: a stance, a belief denied, or a disagreeing verb with a softener.",
         _softened_disagreement,
-        ("I'm a bit skeptical.", "I guess I disagree.", "I'd push back a bit on that.", "I'm not convinced it scales.",
-         "I don't think we should announce a date."),
+        (
+            "I'm a bit skeptical.",
+            "I guess I disagree.",
+            "I'd push back a bit on that.",
+            "I'm not convinced it scales.",
+            "I don't think we should announce a date.",
+        ),
         ("I disagree.", "I agree with the plan.", "Are you worried?"),
     ),
     "acknowledges": Reading(
@@ -468,8 +760,12 @@ READINGS: dict[str, Reading] = {
     "suggestion": Reading(
         "another way put forward: we could, it might make sense to, I'd prefer, if we go with.",
         _suggestion,
-        ("I'd prefer to keep the default.", "I think it might make sense to just wait.", "We could start with one team.",
-         "If we go with only withdrawals, it is simple."),
+        (
+            "I'd prefer to keep the default.",
+            "I think it might make sense to just wait.",
+            "We could start with one team.",
+            "If we go with only withdrawals, it is simple.",
+        ),
         ("We went with withdrawals.", "I prefer not to.", "It could be slow."),
     ),
     "fact_against": Reading(
@@ -482,10 +778,18 @@ READINGS: dict[str, Reading] = {
         "completed work on a named thing: past or perfect, by the speaker, the team or unsaid (a terse "
         "update); or a named thing in a done state. Announcements, meta-talk and plans are not.",
         _done_work,
-        ("Finished wiring the new login service into checkout.", "Merged the retry fix.",
-         "I've moved twelve of the twenty jobs.", "The export API is done."),
-        ("Our manager is leaving the team.", "I'll finish the parser tomorrow.", "I didn't finish the parser.",
-         "I'll keep this short."),
+        (
+            "Finished wiring the new login service into checkout.",
+            "Merged the retry fix.",
+            "I've moved twelve of the twenty jobs.",
+            "The export API is done.",
+        ),
+        (
+            "Our manager is leaving the team.",
+            "I'll finish the parser tomorrow.",
+            "I didn't finish the parser.",
+            "I'll keep this short.",
+        ),
     ),
     "ongoing_work": Reading(
         "work the speaker is doing now on a named thing ('On the billing task today', 'Focused on the "
@@ -498,8 +802,12 @@ READINGS: dict[str, Reading] = {
         "an action that will happen (will, going to, plan to, minutes' 'X to do Y'), by anyone who can act; "
         "meta-talk ('I'll keep it short') is not.",
         _planned_action,
-        ("Next I'll add alerts to the dashboard.", "The coordinator will circulate the notes.",
-         "Alice to send the slides by Friday.", "I plan to finish the migration this week."),
+        (
+            "Next I'll add alerts to the dashboard.",
+            "The coordinator will circulate the notes.",
+            "Alice to send the slides by Friday.",
+            "I plan to finish the migration this week.",
+        ),
         ("I'll keep this short.", "I finished the parser.", "We won't ship the cache."),
     ),
     "owner_action": Reading(
@@ -529,8 +837,11 @@ READINGS: dict[str, Reading] = {
     "collaboration": Reading(
         "the speaker (or the team) acting together with another person, role or team.",
         _collaboration,
-        ("I paired with her on the review.", "After agreeing a target with the PM, we profiled the job.",
-         "I worked with the storage team on the cache."),
+        (
+            "I paired with her on the review.",
+            "After agreeing a target with the PM, we profiled the job.",
+            "I worked with the storage team on the cache.",
+        ),
         ("I profiled the job.", "We fixed it.", "I didn't work with them."),
     ),
     "choice_over_option": Reading(

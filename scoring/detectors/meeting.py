@@ -141,6 +141,7 @@ class PhrasesParams(Params):
     min_matches: int = Field(default=1, ge=1)
     readings: list[str] = Field(default_factory=list)
     unless_readings: list[str] = Field(default_factory=list)
+    headings: list[str] = Field(default_factory=list)
 
     _regexes = field_validator("patterns", "unless", "forbid")(check_patterns)
     _readings = field_validator("readings", "unless_readings")(check_readings)
@@ -166,14 +167,16 @@ class Phrases(Detector):
         "Phrases the author lists in the card (regexes, whole words, any case), for the whole "
         "card or per turn; a match containing an `unless` pattern does not count; `min_matches` "
         "different sentences must match; `forbid` undoes it. `readings` (grammar: owner_action, "
-        "timed_action, …) also meet it; `unless_readings` veto a sentence."
+        "timed_action, …) also meet it; `unless_readings` veto a sentence; items listed under one of "
+        "`headings` in a written list (\"Decisions:\") meet it too."
     )
 
     def detect(self, answer, params, turn_id):
         patterns = word_patterns(tuple(params.by_turn.get(turn_id, params.patterns)), tuple(params.unless))
         if params.forbid and (blunt := _blunt_hits(answer, compiled(tuple(params.forbid)))):
             return Hit(False, 0.0, blunt[:2], "uses a phrase this criterion rules out")
-        found = with_readings(answer, _matches(answer, patterns), params.readings, params.unless_readings)
+        listed = _section_items(answer, tuple(h.lower() for h in params.headings), specific=False)
+        found = with_readings(answer, _matches(answer, patterns) + listed, params.readings, params.unless_readings)
         if len(found) < params.min_matches:
             return Hit(False, 0.0, [], "none of the expected phrases")
         return Hit(True, 1.0, first_sentences(answer, found), "uses an expected phrase")
