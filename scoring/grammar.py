@@ -31,7 +31,8 @@ MAX_PARSED_CHARS = 6_000  # longer answers are parsed up to here (the phrase lis
 _SPEAKER = {"i", "me", "myself"}
 _TEAM = {"we", "us", "ourselves"}
 _LISTENER = {"you", "y'all"}
-_THIRD_PERSON = {"he", "she", "him", "her", "they", "them"}
+_THIRD_PERSON = {"he", "she", "him", "her"}  # not "they": in engineering talk it is as often things as people
+_EXTERNAL = {"vendor", "customer", "client", "user", "users", "provider", "people", "person", "someone", "somebody"}
 _PRONOUN_THINGS = {"it", "this", "that", "these", "those", "which", "what", "there", "something", "anything"}
 _CLAUSE_DEPS = {"ROOT", "conj", "ccomp", "advcl", "parataxis", "xcomp", "relcl", "acl", "pcomp"}
 _MODALS = {
@@ -105,6 +106,7 @@ class Clause:
     tense: str  # past | perfect | progressive | present | future | none
     modal: str | None
     negated: bool
+    verb_negated: bool  # the predicate itself is negated ("we didn't go with Kafka"), not a word in it
     subject: str  # speaker | team | listener | person | role | thing | pronoun | none
     subject_text: str
     named: tuple[str, ...]  # the specific things it names ("the new login service")
@@ -113,6 +115,7 @@ class Clause:
     question: bool
     last: bool  # in the answer's last sentence
     state: str | None = None  # an adjective or participle state: "done", "broken"
+    colleagues: tuple[str, ...] = ()  # people named as possessor or agent: "Daniel's suggestion", "run by Remi"
     fragment: str = ""  # a verbless sentence's head word class: "ADP" for "On the billing task today."
     words: frozenset[str] = field(default_factory=frozenset)  # lemmas of the clause's own words
     governor: str = ""  # the verb this clause is the complement of: "guess" in "I guess I disagree"
@@ -146,11 +149,23 @@ def _subject_kind(token) -> str:
     if any(c.dep_ == "poss" and c.text.lower() in {"my"} for c in token.children):
         if token.text.lower() in {"job", "part", "role", "task", "focus", "responsibility"}:
             return "speaker"
-    if token.tag_ == "NNP" and token.text[:1].isupper() and lemma(token.text, "NOUN") not in _words("role_nouns"):
+    if _looks_like_name(token):
         return "person"
     if lemma(token.text, "NOUN") in _words("role_nouns"):
         return "role"
     return "thing"
+
+
+def _looks_like_name(token) -> bool:
+    """A person's first name or handle as the parser tags it: one capitalised proper noun ("Remi",
+    "Daniel's"), not a product with a version ("Torch 2.9"), an acronym ("NCCL") or a role."""
+    text = token.text
+    if token.tag_ != "NNP" or not (text[:1].isupper() and text[1:].islower() and text.isalpha()):
+        return False
+    if lemma(text, "NOUN") in _words("role_nouns") or _TIME_WORDS.fullmatch(text):
+        return False
+    neighbours = [token.doc[i] for i in (token.i - 1, token.i + 1) if 0 <= i < len(token.doc)]
+    return not any(n.like_num or n.tag_ == "NNP" and not n.text[:1].isupper() for n in neighbours)
 
 
 def _is_named(token) -> bool:
@@ -238,6 +253,9 @@ def _clauses_of(doc, base: int) -> list[Clause]:
                 subject = next((c for c in carrier.children if c.dep_ in {"nsubj", "nsubjpass"}), None)
                 if not aux:
                     aux = [c for c in carrier.children if c.dep_ in {"aux", "auxpass"}]
+            implicit = subject is None and carrier.dep_ != "ROOT"  # "adding steps", "enabled by": no actor said
+            if pred.dep_ == "xcomp" and any(c.dep_ == "dobj" for c in pred.head.children):
+                subject, implicit = None, True  # "we told users to check it": the users check
             tense, modal = _tense(pred, aux)
             if pred.dep_ == "xcomp":  # "finished wiring X", "will start migrating", "plan to finish"
                 head = pred.head
@@ -292,11 +310,18 @@ def _clauses_of(doc, base: int) -> list[Clause]:
                     tense=tense,
                     modal=modal,
                     negated=negated,
-                    subject=_subject_kind(subject) if subject is not None else "none",
+                    verb_negated=any(c.dep_ == "neg" for c in (*pred.children, *aux)),
+                    subject=_subject_kind(subject) if subject is not None else "implicit" if implicit else "none",
                     subject_text=subject.text if subject is not None else "",
                     named=named,
                     others=others,
                     timed=_TIME_WORDS.search(text) is not None,
+                    colleagues=tuple(
+                        t.text
+                        for t in own
+                        if _subject_kind(t) == "person"
+                        and (t.dep_ == "poss" or (t.dep_ == "pobj" and t.head.text.lower() == "by"))
+                    ),
                     question=question,
                     last=last,
                     state=state,
@@ -395,14 +420,20 @@ def _request_to_listener(c: Clause) -> bool:
 def _collaboration(c: Clause) -> bool:
     if c.negated:
         return False
-    if c.others and c.subject in {"speaker", "team", "none"}:
+    if c.others and c.subject in {"speaker", "team", "none", "implicit"}:
         return True
     return c.subject == "speaker" and c.verb in _words("collaboration_verbs") and c.others
 
 
 def _choice_over_option(c: Clause) -> bool:
-    if c.negated and c.verb in _words("choose_verbs"):
-        return bool(c.named)  # "we didn't go with Kafka"
+    if c.verb_negated and c.verb in _words("choose_verbs"):
+        return bool(c.named) and c.subject in _WORKERS  # "we didn't go with Kafka"
+    if (
+        c.verb in {"switch", "move", "migrate", "replace", "go"}
+        and "from" in c.words
+        and c.tense in {"past", "perfect"}
+    ):
+        return c.subject in _WORKERS and bool(c.named)  # "switched from PR 272 to a different version"
     if c.verb in _words("consider_verbs") and c.partners & _words("choose_verbs") and c.tense in {"past", "perfect"}:
         return c.subject in _WORKERS and bool(c.named)  # "we looked at Redis and went with Postgres"
     return (
@@ -415,6 +446,7 @@ def _choice_over_option(c: Clause) -> bool:
 def _diagnosis(c: Clause) -> bool:
     return (
         not c.negated
+        and c.modal is None
         and c.subject in _WORKERS
         and c.tense in {"past", "perfect", "progressive"}
         and c.verb in _words("diagnosis_verbs")
@@ -679,7 +711,51 @@ def _points_out(c: Clause) -> bool:
     )
 
 
+def _own_change(c: Clause) -> bool:
+    """A change the speaker made to the system, said in the first person or as a logbook line with no
+    subject: 'I fused the two kernels', 'Switched from MBS=1 to MBS=2', 'I moved the launch into a hook'."""
+    if c.negated or c.question or c.subject not in {"speaker", "none"} or c.tense not in {"past", "perfect"}:
+        return False
+    return c.verb in _words("change_verbs") and bool(c.named) and c.modal is None
+
+
+def _named_colleague(c: Clause) -> bool:
+    """Another person's part, by name or role: 'the benchmark run by Remi', 'based on Daniel's suggestion',
+    'my colleague wanted X', 'the SRE team set up the alerts'."""
+    if c.negated or c.question:
+        return False
+    external = c.subject_text.lower() in _EXTERNAL or lemma(c.subject_text, "NOUN") in _EXTERNAL
+    if (
+        c.subject in {"person", "role"}
+        and not external
+        and c.verb
+        and c.verb not in _words("announcement_verbs") | {"be"}
+    ):
+        return True
+    return bool(c.colleagues)
+
+
 READINGS: dict[str, Reading] = {
+    "own_change": Reading(
+        "a change the speaker made to the system, in the first person or as a logbook line with no subject.",
+        _own_change,
+        (
+            "Switched from MBS=1 to MBS=2 at GBS=784.",
+            "I moved the reduce-scatter launch into a backward hook.",
+            "I fused the two attention kernels.",
+        ),
+        ("We will switch to MBS=2.", "I didn't change the batch size.", "The team switched to BF16."),
+    ),
+    "named_colleague": Reading(
+        "another person's part, by name or role (subject, possessor or agent).",
+        _named_colleague,
+        (
+            "Based on Daniel's suggestion we set num_workers to 0.",
+            "The benchmark run by Remi showed 2.5%.",
+            "My colleague wanted to shard the optimizer.",
+        ),
+        ("I profiled the job.", "We fixed it.", "Priya joins us next week."),
+    ),
     "restates_meaning": Reading(
         "checking one's understanding of what was said: are you saying, is the idea that, if I understand.",
         _restates_meaning,
@@ -847,7 +923,12 @@ READINGS: dict[str, Reading] = {
     "choice_over_option": Reading(
         "an option turned down: rejected, ruled out, dropped, or not gone with.",
         _choice_over_option,
-        ("We ruled out a bigger cluster.", "We didn't go with Kafka.", "We looked at Redis and went with Postgres."),
+        (
+            "We ruled out a bigger cluster.",
+            "We didn't go with Kafka.",
+            "We looked at Redis and went with Postgres.",
+            "At iteration 21680 switched from PR 272 to a different version of the fix.",
+        ),
         ("We went with Kafka.", "I fixed the bug."),
     ),
     "diagnosis": Reading(
