@@ -735,6 +735,13 @@ def _named_colleague(c: Clause) -> bool:
     return bool(c.colleagues)
 
 
+def _asks_because(c: Clause) -> bool:
+    """A 'because' that explains the speaker's own question or remark, not a view: 'I asked because I
+    thought the date was fixed'."""
+    talk = {"ask", "say", "mention", "raise", "bring", "wonder", "check", "question", "call", "ping", "message"}
+    return c.subject == "speaker" and c.verb in talk and bool(c.introduces & {"because", "since", "as"})
+
+
 READINGS: dict[str, Reading] = {
     "own_change": Reading(
         "a change the speaker made to the system, in the first person or as a logbook line with no subject.",
@@ -755,6 +762,12 @@ READINGS: dict[str, Reading] = {
             "My colleague wanted to shard the optimizer.",
         ),
         ("I profiled the job.", "We fixed it.", "Priya joins us next week."),
+    ),
+    "asks_because": Reading(
+        "a 'because' that explains the speaker's own question or remark, not the view they hold.",
+        _asks_because,
+        ("I asked because I thought the date was fixed.", "I mention it because the team asked."),
+        ("I disagree because our jobs run for two weeks.", "I asked for more time."),
     ),
     "restates_meaning": Reading(
         "checking one's understanding of what was said: are you saying, is the idea that, if I understand.",
