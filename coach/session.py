@@ -26,6 +26,7 @@ from coach.errors import (
 from coach.interviewer import NextPrompt, Progress
 from coach.result import SessionResult, TurnDelta, card_turn_of, session_result
 from coach.store import PracticeSession, Store, Turn, recording_path, save_audio_file
+from scoring.grammar import warm_up as warm_up_parser
 from scoring.models import Scorecard, SpeechTiming
 
 log = logging.getLogger(__name__)
@@ -102,6 +103,7 @@ class PracticeEngine:
         self.library = library
         self.store = store
         self.settings = settings or load_settings()
+        warm_up_parser()  # the scorer's parser loads in the background while the learner starts
 
     # --- lifecycle ----------------------------------------------------------------------
 

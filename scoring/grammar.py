@@ -86,6 +86,13 @@ def pipeline():
 
 
 @cache
+def warm_up() -> None:
+    """Load the parser in the background, once per process (the practice engine asks for it when
+    it is made, so the first answer does not wait; a score that needs it meanwhile waits on the lock)."""
+    threading.Thread(target=pipeline, name="parser-warm-up", daemon=True).start()
+
+
+@cache
 def lemma(word: str, pos: str) -> str:
     from lemminflect import getLemma
 
@@ -347,16 +354,25 @@ def _clauses_of(doc, base: int) -> list[Clause]:
     return out
 
 
+_primed: dict[str, list[Clause]] = {}  # texts parsed ahead by `prime` (the last batch only)
+MAX_PRIMED = 1024
+
+
 def read(text: str) -> list[Clause]:
     """Every clause of a text, in order (the parse is cached by the Answer that asks)."""
     text = text[:MAX_PARSED_CHARS]
+    if (clauses := _primed.get(text)) is not None:
+        return clauses
     return _clauses_of(pipeline()(text), 0)
 
 
-def read_many(texts: list[str]) -> list[list[Clause]]:
-    """Clauses of many texts, parsed as one batch (faster than one by one)."""
-    docs = pipeline().pipe([t[:MAX_PARSED_CHARS] for t in texts], batch_size=64)
-    return [_clauses_of(doc, 0) for doc in docs]
+def prime(texts: list[str]) -> None:
+    """Parse a batch of texts ahead, as one batch (about half again as fast as one by one): the
+    batch path of `coach score --jsonl` calls this for each chunk of lines before scoring them."""
+    todo = list(dict.fromkeys(t[:MAX_PARSED_CHARS] for t in texts))[:MAX_PRIMED]
+    _primed.clear()
+    for text, doc in zip(todo, pipeline().pipe(todo, batch_size=64), strict=True):
+        _primed[text] = _clauses_of(doc, 0)
 
 
 # --- readings ---------------------------------------------------------------------------

@@ -11,6 +11,7 @@ from coach.cli import jsonl
 from coach.config import load_settings
 from coach.content import default_library, read_utf8
 from coach.errors import CoachError, EmptyAnswerError
+from scoring.grammar import prime
 
 
 def register(subparsers) -> None:
@@ -47,18 +48,41 @@ def run(args) -> int:
         print(json.dumps(_score_one(card, args.turn, text, None, args.llm, settings), ensure_ascii=False))
         return 0
     failures = 0
-    for number, line, problem in jsonl.lines(args.jsonl):
-        if problem is None and not line.strip():
-            continue
-        try:
-            if problem is not None:
-                raise ValueError(problem)
-            item = jsonl.parse(line, optional=("turn",))
-            turn = item.get("turn") or args.turn
-            result = _score_one(card, turn, item.get("text") or "", item.get("id"), args.llm, settings)
-        except (ValueError, CoachError) as exc:
-            failures += 1
-            print(f"{args.jsonl}:{number}: {exc}", file=sys.stderr)
-            continue
-        print(json.dumps(result, ensure_ascii=False))
+    for chunk in _chunks(jsonl.lines(args.jsonl), CHUNK_LINES):
+        items = []
+        for number, line, problem in chunk:
+            if problem is None and not line.strip():
+                continue
+            try:
+                if problem is not None:
+                    raise ValueError(problem)
+                items.append((number, jsonl.parse(line, optional=("turn",)), None))
+            except ValueError as exc:
+                items.append((number, None, exc))
+        prime([item.get("text") or "" for _, item, _ in items if item is not None])
+        for number, item, error in items:
+            try:
+                if error is not None:
+                    raise error
+                turn = item.get("turn") or args.turn
+                result = _score_one(card, turn, item.get("text") or "", item.get("id"), args.llm, settings)
+            except (ValueError, CoachError) as exc:
+                failures += 1
+                print(f"{args.jsonl}:{number}: {exc}", file=sys.stderr)
+                continue
+            print(json.dumps(result, ensure_ascii=False))
     return 2 if failures else 0
+
+
+CHUNK_LINES = 256  # lines parsed together (scoring.grammar.prime) before they are scored, in order
+
+
+def _chunks(iterable, size):
+    chunk = []
+    for item in iterable:
+        chunk.append(item)
+        if len(chunk) == size:
+            yield chunk
+            chunk = []
+    if chunk:
+        yield chunk

@@ -85,8 +85,8 @@ def with_readings(
     """Phrase matches plus the sentences whose clauses have one of `readings` (what the grammar
     says the sentence does), minus the sentences where an `unless` reading holds and no positive
     one does ("I'll keep this short" is meta-talk, not a plan)."""
-    if not (readings or unless):
-        return found
+    if not (readings or unless) or (found and not unless):
+        return found  # the phrase lists already settle it: no parse needed
     positive: dict[int, int] = {}
     for name in readings:
         for clause in answer.reading(name):
