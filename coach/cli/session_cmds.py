@@ -8,7 +8,7 @@ from pathlib import Path
 
 from coach.config import load_settings
 from coach.content import default_library
-from coach.errors import AnswerTooLongError, CoachError, EmptyAnswerError
+from coach.errors import AnswerTooLongError, CoachError, ConcurrentAnswerError, EmptyAnswerError
 from coach.report import history, markdown_report
 from coach.session import PracticeEngine, TurnResult
 from coach.store import open_store
@@ -83,6 +83,7 @@ def run_practice(args) -> int:
         _say("This session is finished.")
         return 0
     pending = view.pending
+    shown = pending.id  # the prompt on screen: an answer is for it, not for one asked elsewhere since
     if pending.answer_text and pending.status in ("answered", "failed"):
         _say("Scoring the answer saved before the interruption …")
         result = engine.retry_scoring(view.id)
@@ -90,6 +91,7 @@ def run_practice(args) -> int:
         if result.finished:
             _finish(engine, view.id)
             return 0
+        shown = result.pending_turn
     else:
         _say(f"{view.persona.name}: {pending.prompt}")
     if args.audio:
@@ -103,19 +105,25 @@ def run_practice(args) -> int:
             _say(f"(input ended; resume with: coach practice --session {view.id})")
             return 2 if refused else 0
         try:
-            result = engine.submit(view.id, line)
+            result = engine.submit(view.id, line, turn_pk=shown)
         except EmptyAnswerError as exc:
             print(f"coach: {exc}", file=sys.stderr)
             continue
         except AnswerTooLongError as exc:
             print(f"coach: {exc}", file=sys.stderr)
             refused = True
-            _say(f"{view.persona.name}: {engine.load(view.id).pending.prompt}")
+            again = engine.load(view.id).pending
+            shown = again.id
+            _say(f"{view.persona.name}: {again.prompt}")
             continue
+        except ConcurrentAnswerError as exc:  # the session moved on elsewhere: stop here
+            print(f"coach: {exc}", file=sys.stderr)
+            return 2
         except CoachError as exc:
             print(f"coach: {exc}", file=sys.stderr)
             return 2
         _print_result(result, view.persona.name)
+        shown = result.pending_turn
         if result.finished:
             _finish(engine, view.id)
             return 2 if refused else 0
@@ -124,14 +132,16 @@ def run_practice(args) -> int:
 def _answer_with_recordings(engine: PracticeEngine, view, recordings: list[Path]) -> int:
     """Each recording answers the pending prompt, through the same engine path as the app's
     voice turn (saved, transcribed with the card's vocabulary, scored, followed up)."""
+    shown = view.pending.id
     for path in recordings:
         try:
-            result = engine.answer_with_audio(view.id, path)
+            result = engine.answer_with_audio(view.id, path, turn_pk=shown)
         except CoachError as exc:
             print(f"coach: {path}: {exc}", file=sys.stderr)
             return 2
         _say(f"You (from {path.name}): {result.transcript.text}")
         _print_result(result, view.persona.name)
+        shown = result.pending_turn
         if result.finished:
             _finish(engine, view.id)
             return 0

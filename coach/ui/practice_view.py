@@ -308,7 +308,7 @@ def _answer_box(engine: PracticeEngine, view: SessionView, kind: str) -> None:
         st.warning(f"This answer is {len(text):,} characters; the limit is {limit:,}. Shorten it before sending.")
     cols = st.columns([1, 1, 1])
     if cols[0].button("Send answer", type="primary", key="send"):
-        _run(lambda: engine.submit(view.id, text, **_voice_for(view, text)))
+        _run(lambda: engine.submit(view.id, text, turn_pk=pending.id, **_voice_for(view, text)))
     if pending.kind == "retry" and cols[1].button("Skip to the next situation", key="skip"):
         _run(lambda: engine.skip_retry(view.id))
     if pending.kind == "retell" and cols[1].button("Skip the retell", key="skip-retell"):
