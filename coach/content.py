@@ -557,8 +557,36 @@ def read_utf8(path: Path) -> str:
         raise FileAccessError(path, data.count(b"\n", 0, exc.start) + 1, not_utf8(data[exc.start])) from None
 
 
-def not_utf8(byte: int) -> str:
-    return f"not UTF-8 text (byte 0x{byte:02x}); save the file as UTF-8"
+def not_utf8(byte: int, advice: str = "save the file as UTF-8") -> str:
+    return f"not UTF-8 text (byte 0x{byte:02x}); {advice}"
+
+
+def _is_surrogate(char: str) -> bool:
+    return 0xD800 <= ord(char) <= 0xDFFF
+
+
+def text_problem(text: str, advice: str = "give it as UTF-8") -> str | None:
+    """Why a str cannot be stored or scored as text, or None. Python keeps a byte that is not
+    UTF-8 in argv (and in stdin under some locales) as a lone surrogate, and JSON may escape
+    one (\\ud800): neither can be encoded, so RE2 and the database refuse them."""
+    try:
+        text.encode("utf-8")
+        return None
+    except UnicodeEncodeError as exc:
+        bad = text[exc.start]
+    if 0xDC80 <= ord(bad) <= 0xDCFF:
+        return not_utf8(ord(bad) - 0xDC00, advice)
+    return f"holds an unpaired surrogate (\\u{ord(bad):04x}), which is not text; {advice}"
+
+
+def as_text(text: str) -> str:
+    """`text` with every lone surrogate (see `text_problem`) replaced by U+FFFD."""
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        pass
+    return "".join("\ufffd" if _is_surrogate(char) else char for char in text)
 
 
 def _read(path: Path, problems: list[Problem]) -> str | None:

@@ -16,7 +16,7 @@ from pathlib import Path
 import scoring
 from coach import interviewer
 from coach.config import Settings, load_settings
-from coach.content import Card, Library, Persona
+from coach.content import Card, Library, Persona, as_text
 from coach.errors import (
     AnswerTooLongError,
     CoachError,
@@ -302,6 +302,7 @@ class PracticeEngine:
         answer is refused (ConcurrentAnswerError) and kept with the turn, never scored."""
         view = self._active(session_id, turn_pk)
         turn = view.pending
+        text = as_text(text or "")  # a byte that was not UTF-8 (a lone surrogate) cannot be stored
         if not text or not text.strip():
             raise EmptyAnswerError("the answer is empty: type or say something first")
         if turn is None or (turn_pk is not None and turn.id != turn_pk) or self._being_scored(turn):

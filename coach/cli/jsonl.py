@@ -7,7 +7,7 @@ import json
 from collections.abc import Iterator
 from pathlib import Path
 
-from coach.content import not_utf8, open_input
+from coach.content import not_utf8, open_input, text_problem
 
 
 def lines(path: Path) -> Iterator[tuple[int, str | None, str | None]]:
@@ -33,4 +33,13 @@ def parse(line: str, optional: tuple[str, ...] = ()) -> dict:
         raise ValueError('not a JSON object; give {"id": ..., "text": ...} per line')
     if not isinstance(item.get("text", ""), str) or not all(isinstance(item.get(n, ""), str | None) for n in optional):
         raise ValueError(" and ".join(f'"{name}"' for name in ("text", *optional)) + " must be strings")
+    for name in ("text", *optional):
+        value = item.get(name)
+        if isinstance(value, str) and text_problem(value):
+            raise ValueError(f'"{name}" holds an unpaired surrogate escape (\\u{ord(_first_surrogate(value)):04x}), '
+                             "which is not text")
     return item
+
+
+def _first_surrogate(text: str) -> str:
+    return next(char for char in text if 0xD800 <= ord(char) <= 0xDFFF)

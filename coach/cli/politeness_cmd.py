@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 from coach.cli import jsonl
-from coach.content import read_utf8
+from coach.content import read_utf8, text_problem
 from coach.errors import CoachError, EmptyAnswerError
 
 
@@ -45,6 +45,8 @@ def judge(text: str, request_id=None) -> dict:
 def run(args) -> int:
     if args.jsonl is None:
         text = args.text if args.text is not None else read_utf8(args.file)
+        if problem := text_problem(text):
+            raise CoachError(f"--text: {problem}")
         print(json.dumps(judge(text), ensure_ascii=False))
         return 0
     failures = seen = 0

@@ -9,7 +9,7 @@ from pathlib import Path
 import scoring
 from coach.cli import jsonl
 from coach.config import load_settings
-from coach.content import default_library, read_utf8
+from coach.content import default_library, read_utf8, text_problem
 from coach.errors import CoachError, EmptyAnswerError
 
 
@@ -44,6 +44,8 @@ def run(args) -> int:
         card.turn(args.turn)  # an unknown turn fails before any input is read
     if args.jsonl is None:
         text = args.text if args.text is not None else read_utf8(args.file)
+        if problem := text_problem(text):
+            raise CoachError(f"--text: {problem}")
         print(json.dumps(_score_one(card, args.turn, text, None, args.llm, settings), ensure_ascii=False))
         return 0
     failures = 0

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from coach.config import load_settings
-from coach.content import default_library
+from coach.content import as_text, default_library, not_utf8, text_problem
 from coach.errors import AnswerTooLongError, CoachError, ConcurrentAnswerError, EmptyAnswerError
 from coach.report import history, markdown_report
 from coach.session import PracticeEngine, TurnResult
@@ -98,12 +98,17 @@ def run_practice(args) -> int:
         return _answer_with_recordings(engine, view, args.audio)
     interactive = sys.stdin.isatty()
     refused = False  # a refused answer makes the exit code 2 once the input is used up
+    number = 0
     while True:
+        number += 1
         try:
-            line = input("You: " if interactive else "")
+            line, problem = _read_answer(interactive)
         except EOFError:
             _say(f"(input ended; resume with: coach practice --session {view.id})")
             return 2 if refused else 0
+        if problem:  # kept and scored with the bad bytes replaced (U+FFFD); the exit code says so
+            print(f"coach: answer {number}: {problem}", file=sys.stderr)
+            refused = True
         try:
             result = engine.submit(view.id, line, turn_pk=shown)
         except EmptyAnswerError as exc:
@@ -127,6 +132,27 @@ def run_practice(args) -> int:
         if result.finished:
             _finish(engine, view.id)
             return 2 if refused else 0
+
+
+def _read_answer(interactive: bool) -> tuple[str, str | None]:
+    """One answer line, and why it is not quite what was sent (bytes that are not UTF-8 are
+    replaced by U+FFFD, so the answer and every line after it are still used). EOFError at the end."""
+    if interactive:
+        try:
+            line = input("You: ")
+        except UnicodeDecodeError as exc:
+            return "", not_utf8(exc.object[exc.start], "type it again")
+        problem = text_problem(line, "it was kept with the bad bytes replaced by U+FFFD")
+        return as_text(line), problem
+    raw = sys.stdin.buffer.readline()
+    if not raw:
+        raise EOFError
+    raw = raw.rstrip(b"\r\n") if raw.endswith(b"\n") else raw
+    try:
+        return raw.decode("utf-8"), None
+    except UnicodeDecodeError as exc:
+        return raw.decode("utf-8", "replace"), not_utf8(
+            raw[exc.start], "it was kept with the bad bytes replaced by U+FFFD")
 
 
 def _answer_with_recordings(engine: PracticeEngine, view, recordings: list[Path]) -> int:
