@@ -84,10 +84,20 @@ class Environment(BaseSettings):
         from sqlalchemy.exc import ArgumentError
 
         try:
-            make_url(value)
+            url = make_url(value)
         except ArgumentError:
             raise ValueError("must be a URL such as sqlite:///path/to/file.db or postgresql://host/db") from None
+        if url.get_backend_name() == "sqlite" and _in_memory(url.database or "", dict(url.query)):
+            raise ValueError("an in-memory SQLite database keeps nothing (every session would be gone when "
+                             "the program ends); give a file such as sqlite:///path/to/rehearse.db")
         return value
+
+
+def _in_memory(database: str, query: dict) -> bool:
+    """sqlite://, sqlite:///:memory:, and `file:` URIs that say mode=memory or name :memory:."""
+    if database in ("", ":memory:") or query.get("mode") == "memory":
+        return True
+    return database.startswith("file:") and ("mode=memory" in database or database[5:].split("?")[0] == ":memory:")
 
 
 def env_name(field_name: str) -> str:

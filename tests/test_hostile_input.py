@@ -76,3 +76,18 @@ def test_jsonl_unpaired_surrogate_escape_is_named_and_the_rest_scored(command, t
     assert one_line(result.stderr) == (
         f'{batch}:1: "text" holds an unpaired surrogate escape (\\udce9), which is not text')
     assert [json.loads(x)["id"] for x in result.stdout.splitlines()] == ["ok"]
+
+
+# --- 5. a database that keeps nothing --------------------------------------------------------
+
+
+@pytest.mark.parametrize("url", ["sqlite:///:memory:", "sqlite://", "sqlite:///file::memory:?uri=true",
+                                 "sqlite:///file:x?mode=memory&uri=true"])
+def test_in_memory_database_is_refused_before_anything_is_answered(url, tmp_path):
+    result = coach("practice", "--card", CARD, input=f"{GOOD}\n",
+                   env={"COACH_DATABASE_URL": url, "COACH_DATA_DIR": str(tmp_path)})
+    assert result.returncode == 2 and result.stdout == ""
+    assert one_line(result.stderr) == (
+        f"coach: COACH_DATABASE_URL={url!r} is not valid: an in-memory SQLite database keeps nothing (every "
+        "session would be gone when the program ends); give a file such as sqlite:///path/to/rehearse.db "
+        "(fix or unset the variable)")
