@@ -56,7 +56,7 @@ class Environment(BaseSettings):
     llm_model: str | None = Field(None, description="any litellm model string; unset = fully deterministic")
     llm_api_base: str | None = Field(None, description="the LLM server's URL (vLLM, Ollama, llama.cpp)")
     llm_api_key: str | None = Field(None, description="the LLM API key")
-    llm_timeout: float = Field(20.0, gt=0, le=600, description="seconds per LLM call")
+    llm_timeout: float = Field(20.0, gt=0, le=600, description="seconds an LLM call may take in all, retries included")
     llm_retries: int = Field(0, ge=0, le=10, description="retries per LLM call")
     content_dir: Path | None = Field(
         None, description="where packs are read from", json_schema_extra=_shown("`content/`"))

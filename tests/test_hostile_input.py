@@ -7,7 +7,10 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import subprocess
+import threading
+import time
 
 import pytest
 
@@ -91,3 +94,80 @@ def test_in_memory_database_is_refused_before_anything_is_answered(url, tmp_path
         f"coach: COACH_DATABASE_URL={url!r} is not valid: an in-memory SQLite database keeps nothing (every "
         "session would be gone when the program ends); give a file such as sqlite:///path/to/rehearse.db "
         "(fix or unset the variable)")
+
+
+# --- 7. the LLM deadline -----------------------------------------------------------------------
+
+
+class TricklingServer:
+    """An "OpenAI-compatible" server that reads the request, sends a 200 header promising a body,
+    then one byte every 0.2 s: every read gets data in time, so a per-read timeout never fires."""
+
+    def __init__(self):
+        self.sock = socket.create_server(("127.0.0.1", 0))
+        self.port = self.sock.getsockname()[1]
+        self.requests = 0
+        self.stopped = threading.Event()
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self):
+        self.sock.settimeout(0.2)
+        while not self.stopped.is_set():
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                continue
+            self.requests += 1
+            threading.Thread(target=self._trickle, args=(conn,), daemon=True).start()
+
+    def _trickle(self, conn):
+        with conn:
+            try:
+                conn.recv(65536)
+                conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n")
+                while not self.stopped.wait(0.2):
+                    conn.sendall(b" ")
+            except OSError:
+                pass
+
+    def close(self):
+        self.stopped.set()
+        self.sock.close()
+
+
+@pytest.fixture
+def trickling():
+    server = TricklingServer()
+    yield server
+    server.close()
+
+
+def slow_llm_env(server: TricklingServer, timeout: float, retries: int) -> dict:
+    return {"COACH_LLM_MODEL": "openai/slow", "COACH_LLM_API_BASE": f"http://127.0.0.1:{server.port}/v1",
+            "COACH_LLM_TIMEOUT": f"{timeout:g}", "COACH_LLM_RETRIES": str(retries)}
+
+
+def test_llm_call_ends_by_the_deadline_against_a_trickling_server(trickling, monkeypatch):
+    from coach.config import load_settings
+    from coach.errors import LLMUnavailableError
+    from coach.llm import _litellm, complete_text
+
+    for name, value in slow_llm_env(trickling, 2, 2).items():
+        monkeypatch.setenv(name, value)
+    _litellm()  # imported once per process (seconds), before the clock starts
+    started = time.monotonic()
+    with pytest.raises(LLMUnavailableError) as caught:
+        complete_text(load_settings(), [{"role": "user", "content": "hi"}], prompt_version="test")
+    elapsed = time.monotonic() - started
+    assert str(caught.value) == "the language model 'openai/slow' did not answer within 2 s"
+    assert trickling.requests >= 1 and elapsed < 3.0, elapsed  # retries included
+
+
+def test_llm_check_and_score_fall_back_by_the_deadline(trickling, tmp_path):
+    env = {**slow_llm_env(trickling, 3, 1), "COACH_DATA_DIR": str(tmp_path)}
+    check = coach("llm", "check", env=env, timeout=60)
+    assert check.returncode == 1
+    assert check.stdout.strip() == "failed: the language model 'openai/slow' did not answer within 3 s"
+    scored = coach("score", "--card", CARD, "--text", GOOD, "--llm", env=env, timeout=60)
+    assert scored.returncode == 0, scored.stderr
+    assert json.loads(scored.stdout)["criteria"]["progress"]["met"] is True  # the deterministic scorecard
