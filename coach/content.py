@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import stat
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -264,8 +265,13 @@ def _parse_markdown(path: Path, text: str, problems: list[Problem]) -> _Parsed |
     # line numbers of the first character of the front matter and of the body in the file
     first_line = text.count("\n", 0, text.find(front)) + 1
     try:
-        data = yaml.safe_load(front)
         node = yaml.compose(front, Loader=yaml.SafeLoader)
+        if _expanded_values(node) > MAX_FRONT_MATTER_VALUES:
+            problems.append(Problem(str(path), first_line + _first_alias_line(front),
+                                    f"the front matter's YAML aliases (*name) expand to more than "
+                                    f"{MAX_FRONT_MATTER_VALUES:,} values; write the values out"))
+            return None
+        data = yaml.safe_load(front)
         lines = _LineMap(node, first_line)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
@@ -280,6 +286,38 @@ def _parse_markdown(path: Path, text: str, problems: list[Problem]) -> _Parsed |
         return None
     body_first_line = text.count("\n", 0, len(text) - len(body)) + 1
     return _Parsed(data, body, body_first_line, lines)
+
+
+def _expanded_values(node: yaml.Node | None) -> int:
+    """How many values the node graph holds once its aliases are expanded, counted without
+    expanding them (each node once); an alias to a node that holds it counts as endless."""
+    sizes: dict[int, int] = {}
+    active: set[int] = set()
+
+    def size(each: yaml.Node) -> int:
+        key = id(each)
+        if key in sizes:
+            return sizes[key]
+        if key in active:
+            return MAX_FRONT_MATTER_VALUES + 1
+        active.add(key)
+        total = 1
+        if isinstance(each, yaml.MappingNode):
+            total += sum(size(k) + size(v) for k, v in each.value)
+        elif isinstance(each, yaml.SequenceNode):
+            total += sum(size(item) for item in each.value)
+        active.discard(key)
+        sizes[key] = total = min(total, MAX_FRONT_MATTER_VALUES + 1)
+        return total
+
+    return 0 if node is None else size(node)
+
+
+def _first_alias_line(front: str) -> int:
+    for event in yaml.parse(front, Loader=yaml.SafeLoader):
+        if isinstance(event, yaml.AliasEvent):
+            return event.start_mark.line
+    return 0
 
 
 def _report_validation(path: Path, exc: ValidationError, lines: _LineMap, out: list[Problem]):
@@ -531,10 +569,23 @@ def load_library(
     return library
 
 
-def open_input(path: Path) -> BinaryIO:
-    """Open a file for reading; FileAccessError says in one line why it cannot be."""
+# A content file (card, persona) is read only if it is a regular file of at most this size: a
+# FIFO named *.md would block the reader, a link to /dev/zero would never end.
+MAX_CONTENT_BYTES = 1 << 20
+# The front matter's YAML aliases (*name) may not make it bigger than this many values when
+# expanded (a "billion laughs" of 481 bytes expands to billions).
+MAX_FRONT_MATTER_VALUES = 20_000
+
+_KINDS = ((stat.S_ISFIFO, "a named pipe (FIFO)"), (stat.S_ISCHR, "a character device"),
+          (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
+
+
+def open_input(path: Path, *, regular_only: bool = False) -> BinaryIO:
+    """Open a file for reading; FileAccessError says in one line why it cannot be. With
+    `regular_only`, anything but a regular file is refused without blocking (a FIFO is opened
+    non-blocking and never read)."""
     try:
-        return path.open("rb")
+        handle = os.open(path, os.O_RDONLY | (os.O_NONBLOCK if regular_only else 0))
     except FileNotFoundError:
         if path.is_symlink():
             target = os.readlink(path)
@@ -544,17 +595,43 @@ def open_input(path: Path) -> BinaryIO:
         raise FileAccessError(path, None, "a folder, not a text file") from None
     except OSError as exc:
         raise FileAccessError(path, None, f"cannot be read ({exc.strerror})") from None
+    mode = os.fstat(handle).st_mode
+    why = "a folder, not a text file" if stat.S_ISDIR(mode) else None
+    if regular_only and why is None and not stat.S_ISREG(mode):
+        kind = next((name for test, name in _KINDS if test(mode)), "not a regular file")
+        why = f"{kind}, not a regular file; content must be plain .md files"
+    if why:
+        os.close(handle)
+        raise FileAccessError(path, None, why)
+    if regular_only:
+        os.set_blocking(handle, True)
+    return os.fdopen(handle, "rb")
 
 
-def read_utf8(path: Path) -> str:
+def read_utf8(path: Path, max_bytes: int | None = None, *, content: bool = False) -> str:
     """A text file's content (a UTF-8 byte-order mark, as Windows editors write, is dropped);
-    FileAccessError says why it cannot be read, and where."""
-    with open_input(path) as handle:
-        data = handle.read()
+    FileAccessError says why it cannot be read, and where.
+
+    At most `max_bytes` are read (an answer file: what is scored is capped anyway, and
+    /dev/zero never ends); a `content` file must be a regular file of MAX_CONTENT_BYTES at most."""
+    limit = MAX_CONTENT_BYTES if content else max_bytes
+    with open_input(path, regular_only=content) as handle:
+        data = handle.read() if limit is None else handle.read(limit + 1)
+    truncated = limit is not None and len(data) > limit
+    if truncated and content:
+        raise FileAccessError(path, None, f"over the {MAX_CONTENT_BYTES:,}-byte limit of a content file")
+    if truncated:
+        data = data[:limit]
     try:
-        return data.decode("utf-8-sig")
+        text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        raise FileAccessError(path, data.count(b"\n", 0, exc.start) + 1, not_utf8(data[exc.start])) from None
+        if not (truncated and exc.reason == "unexpected end of data"):
+            raise FileAccessError(path, data.count(b"\n", 0, exc.start) + 1, not_utf8(data[exc.start])) from None
+        text = data[: exc.start].decode("utf-8-sig")  # the read ended inside a character
+    if "\0" in text:  # UTF-16, a binary file, /dev/zero: not text
+        at = data.index(b"\0")
+        raise FileAccessError(path, data.count(b"\n", 0, at) + 1, not_utf8(0))
+    return text
 
 
 def not_utf8(byte: int, advice: str = "save the file as UTF-8") -> str:
@@ -591,7 +668,7 @@ def as_text(text: str) -> str:
 
 def _read(path: Path, problems: list[Problem]) -> str | None:
     try:
-        return read_utf8(path)
+        return read_utf8(path, content=True)
     except FileAccessError as exc:
         problems.append(Problem(str(path), exc.line or 1, exc.reason))
         return None

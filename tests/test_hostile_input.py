@@ -7,10 +7,12 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import socket
 import subprocess
 import threading
 import time
+from pathlib import Path
 
 import pytest
 
@@ -171,3 +173,97 @@ def test_llm_check_and_score_fall_back_by_the_deadline(trickling, tmp_path):
     scored = coach("score", "--card", CARD, "--text", GOOD, "--llm", env=env, timeout=60)
     assert scored.returncode == 0, scored.stderr
     assert json.loads(scored.stdout)["criteria"]["progress"]["met"] is True  # the deterministic scorecard
+
+
+# --- 6. content files that would hang the reader or exhaust memory -------------------------
+
+LAUGHS = ("---\nid: laughs\n"
+          + "a0: &a0 [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n"
+          + "".join(f"a{i}: &a{i} [{', '.join([f'*a{i - 1}'] * 9)}]\n" for i in range(1, 9))
+          + "---\n\n## Situation\n\nx\n")
+
+
+@pytest.fixture
+def content(tmp_path) -> Path:
+    folder = tmp_path / "content"
+    shutil.copytree(REPO / "content", folder)
+    return folder
+
+
+def hostile_files(content: Path) -> dict[str, str]:
+    """Three hostile files in a pack; the problem `coach validate` must print for each."""
+    meetings = content / "meetings"
+    (meetings / "laughs.md").write_text(LAUGHS)
+    os.mkfifo(meetings / "pipe.md")
+    (meetings / "zero.md").symlink_to("/dev/zero")
+    return {
+        "laughs": f"{meetings}/laughs.md:4: the front matter's YAML aliases (*name) expand to more than 20,000 "
+                  "values; write the values out",
+        "pipe": f"{meetings}/pipe.md:1: a named pipe (FIFO), not a regular file; content must be plain .md files",
+        "zero": f"{meetings}/zero.md:1: a character device, not a regular file; content must be plain .md files",
+    }
+
+
+def test_validate_reports_hostile_content_files_and_checks_the_rest(content):
+    expected = hostile_files(content)
+    started = time.monotonic()
+    result = coach("validate", env={"COACH_CONTENT_DIR": str(content)}, timeout=60)
+    assert result.returncode == 1 and "Traceback" not in result.stderr, result.stderr
+    assert result.stdout.splitlines() == sorted(expected.values())
+    assert time.monotonic() - started < 30
+
+
+def test_cards_still_lists_every_other_card(content):
+    good = json.loads(coach("cards", "--format", "json").stdout)
+    hostile_files(content)
+    result = coach("cards", "--format", "json", env={"COACH_CONTENT_DIR": str(content)}, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert [c["id"] for c in json.loads(result.stdout)] == [c["id"] for c in good]
+
+
+def test_oversized_content_file_is_one_problem(content):
+    from coach.content import MAX_CONTENT_BYTES, load_library
+
+    big = content / "meetings" / "big.md"
+    big.write_text("---\nid: big\n---\n" + "x" * MAX_CONTENT_BYTES)
+    library = load_library([content], [REPO / "personas"])
+    assert [str(p) for p in library.problems] == [f"{big}:1: over the 1,048,576-byte limit of a content file"]
+    assert CARD in library.cards
+
+
+def test_harmless_aliases_still_load(tmp_path):
+    from coach.content import _parse_markdown
+
+    problems = []
+    parsed = _parse_markdown(tmp_path / "x.md", "---\nid: x\ntags: &t [a, b]\nmore: *t\n---\nbody\n", problems)
+    assert problems == [] and parsed.data == {"id": "x", "tags": ["a", "b"], "more": ["a", "b"]}
+
+
+# --- 8. answer files that never end ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize("command", ["score", "politeness"])
+def test_file_dev_zero_is_read_bounded_and_refused_in_one_line(command):
+    args = ("score", "--card", CARD) if command == "score" else ("politeness",)
+    result = coach(*args, "--file", "/dev/zero", timeout=60)
+    assert result.returncode == 2 and result.stdout == ""
+    assert one_line(result.stderr) == "coach: /dev/zero:1: not UTF-8 text (byte 0x00); save the file as UTF-8"
+
+
+def test_huge_answer_file_is_scored_on_its_start(tmp_path):
+    path = tmp_path / "huge.txt"
+    with path.open("w") as out:
+        for _ in range(200_000):  # 20 MB
+            out.write(GOOD + "\n")
+    result = coach("score", "--card", CARD, "--file", str(path), timeout=60)
+    assert result.returncode == 0, result.stderr
+    card = json.loads(result.stdout)
+    assert card["criteria"]["progress"]["met"] and any("20,000" in n for n in card.get("notes", [])), card
+
+
+def test_jsonl_from_dev_zero_ends_with_one_line(tmp_path):
+    result = coach("score", "--card", CARD, "--jsonl", "/dev/zero", timeout=120)
+    assert result.returncode == 2 and result.stdout == ""
+    assert one_line(result.stderr) == (
+        "/dev/zero:1: the line does not end within 67,108,864 bytes; the rest of the file is not read")
+

@@ -43,8 +43,10 @@ def judge(text: str, request_id=None) -> dict:
 
 
 def run(args) -> int:
+    from scoring import MAX_SCORED_CHARS
+
     if args.jsonl is None:
-        text = args.text if args.text is not None else read_utf8(args.file)
+        text = args.text if args.text is not None else read_utf8(args.file, MAX_SCORED_CHARS * 4)
         if problem := text_problem(text):
             raise CoachError(f"--text: {problem}")
         print(json.dumps(judge(text), ensure_ascii=False))

@@ -43,7 +43,7 @@ def run(args) -> int:
     if args.turn:
         card.turn(args.turn)  # an unknown turn fails before any input is read
     if args.jsonl is None:
-        text = args.text if args.text is not None else read_utf8(args.file)
+        text = args.text if args.text is not None else read_utf8(args.file, scoring.MAX_SCORED_CHARS * 4)
         if problem := text_problem(text):
             raise CoachError(f"--text: {problem}")
         print(json.dumps(_score_one(card, args.turn, text, None, args.llm, settings), ensure_ascii=False))
