@@ -178,8 +178,37 @@ class Store:
                 f"COACH_DATABASE_URL uses {scheme!r}, whose database driver is not installed ({exc}); "
                 "use sqlite:///path/to/file.db, or postgresql://… after `pip install -e .[postgres]`"
             ) from None
+        self._file: tuple[Path, int, int] | None = None  # the SQLite file opened: path, device, inode
         if migrate:
             self.migrate()
+        self._remember_file()
+
+    def _remember_file(self) -> None:
+        if self.is_sqlite and (path := self._sqlite_path()) is not None and path.exists():
+            status = path.stat()
+            self._file = (path, status.st_dev, status.st_ino)
+
+    def _sqlite_path(self) -> Path | None:
+        url = sa.engine.make_url(self.url)
+        if not url.database or url.database == ":memory:" or url.query.get("uri") == "true":
+            return None
+        return Path(url.database).resolve()
+
+    def check_file(self) -> None:
+        """StorageError when the SQLite file this store opened was deleted or replaced since:
+        its open connections would go on writing into a file nobody can open again."""
+        if self._file is None:
+            return
+        path, device, inode = self._file
+        try:
+            status = path.stat()
+            same = (status.st_dev, status.st_ino) == (device, inode)
+        except OSError:
+            same = False
+        if not same:
+            raise StorageError(
+                f"the database file {path} was deleted or replaced while Rehearse was running, so nothing "
+                "more can be saved: put the file back, or restart Rehearse to start a new, empty one")
 
     def _prepare_sqlite_file(self) -> None:
         """Check an existing file, or create it (and its folder) for its owner only: SQLite
@@ -228,6 +257,7 @@ class Store:
 
     @contextmanager
     def _session(self) -> Iterator[Session]:
+        self.check_file()
         try:
             with Session(self.engine, expire_on_commit=False) as session:
                 yield session
@@ -248,6 +278,7 @@ class Store:
         """A new prompt at `position`; TurnPositionTakenError when another writer put one there first."""
         row = Turn(session_id=session_id, position=position, turn_id=turn_id, kind=kind,
                    prompt=prompt, criterion=criterion, llm_json=llm_json)
+        self.check_file()
         try:
             with Session(self.engine, expire_on_commit=False) as db:
                 db.add(row)

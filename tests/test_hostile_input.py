@@ -267,3 +267,51 @@ def test_jsonl_from_dev_zero_ends_with_one_line(tmp_path):
     assert one_line(result.stderr) == (
         "/dev/zero:1: the line does not end within 67,108,864 bytes; the rest of the file is not read")
 
+
+# --- 3. the database file deleted while running ----------------------------------------------
+
+DELETED = ("the database file {path} was deleted or replaced while Rehearse was running, so nothing more can "
+           "be saved: put the file back, or restart Rehearse to start a new, empty one")
+
+
+@pytest.mark.parametrize("how", ["deleted", "replaced"])
+def test_a_store_whose_file_is_gone_refuses_to_write(how, tmp_path):
+    from coach.errors import StorageError
+    from coach.store import Store
+
+    path = tmp_path / "rehearse.db"
+    store = Store(f"sqlite:///{path}")
+    session = store.create_session(CARD, "anya-team-lead", "v1")
+    path.unlink()
+    if how == "replaced":
+        Store(f"sqlite:///{path}")  # a new, empty database where the old one was
+    with pytest.raises(StorageError) as caught:
+        store.add_turn(session.id, 0, "main", "question", "Quick update?")
+    assert str(caught.value) == DELETED.format(path=path)
+    with pytest.raises(StorageError):
+        store.list_sessions()
+
+
+def test_practice_stops_when_its_database_is_deleted(tmp_path):
+    env = {**os.environ, "PYTHONPATH": str(REPO), "COACH_DATA_DIR": str(tmp_path)}
+    process = subprocess.Popen([COACH, "practice", "--card", INTERVIEW], stdin=subprocess.PIPE,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=REPO)
+    try:
+        head = [process.stdout.readline() for _ in range(3)]  # session, card, "Name: the question"
+        persona = head[2].split(": ", 1)[0]
+        process.stdin.write(GOOD + "\n")
+        process.stdin.flush()
+        line = ""
+        while not line.startswith(f"{persona}: "):  # the scorecard, then the follow-up
+            line = process.stdout.readline()
+            assert line, process.stderr.read()
+        (tmp_path / "rehearse.db").unlink()
+        process.stdin.write(GOOD + "\n")
+        process.stdin.close()
+        process.wait(120)
+        rest, err = process.stdout.read(), process.stderr.read()
+    finally:
+        if process.poll() is None:
+            process.kill()
+    assert process.returncode == 2 and "Scorecard" not in rest
+    assert one_line(err) == "coach: " + DELETED.format(path=tmp_path / "rehearse.db")
