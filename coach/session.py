@@ -133,6 +133,32 @@ class PracticeEngine:
         persona = self.library.persona(row.persona_id)
         return SessionView(row, card, persona, turns)
 
+    def resume(self, session_id: str) -> SessionView:
+        """The session as `load` gives it, after finishing a turn that was interrupted between
+        its steps (Ctrl-C or kill -9 while the follow-up was being worded): an active session
+        whose last turn is closed gets the prompt that should have come next (or is finished)."""
+        view = self.load(session_id)
+        if view.finished or view.pending is not None or not view.turns:
+            return view
+        last = view.turns[-1]
+        if last.status == "refused":  # the same prompt is asked again, as `submit` does
+            next_prompt = NextPrompt(last.turn_id, last.kind, last.prompt, criterion=last.criterion,
+                                     llm=json.loads(last.llm_json) if last.llm_json else None)
+        elif last.status == "skipped":
+            next_prompt = self._next_card_turn(view, [t.id for t in view.card.turns].index(last.turn_id) + 1)
+        else:
+            scorecard = Scorecard.model_validate_json(last.scorecard_json)
+            next_prompt = self._next(view, last, scorecard, last.answer_text or "")
+        log.info("session %s: resuming a turn interrupted after turn %s", session_id, last.position)
+        if next_prompt is None:
+            self.store.finish_session(session_id)
+        else:
+            try:
+                self._ask(session_id, last.position + 1, next_prompt)
+            except TurnPositionTakenError:
+                pass  # another writer resumed it first
+        return self.load(session_id)
+
     def latest_active(self, kind: str | None = None) -> SessionView | None:
         """The newest unfinished session (of a kind of card) whose card still loads, to resume."""
         for row in self.store.list_sessions(limit=50):
@@ -357,7 +383,7 @@ class PracticeEngine:
         return self.store.save_answer(view.pending.id, None, transcript_json=transcript_json)
 
     def _active(self, session_id: str, turn_pk: int | None = None) -> SessionView:
-        view = self.load(session_id)
+        view = self.resume(session_id)
         if turn_pk is not None and (view.pending is None or view.pending.id != turn_pk) and \
                 any(t.id == turn_pk for t in view.turns):
             return view  # the prompt the writer saw was answered meanwhile: submit refuses it

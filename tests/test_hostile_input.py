@@ -315,3 +315,41 @@ def test_practice_stops_when_its_database_is_deleted(tmp_path):
             process.kill()
     assert process.returncode == 2 and "Scorecard" not in rest
     assert one_line(err) == "coach: " + DELETED.format(path=tmp_path / "rehearse.db")
+
+
+# --- 9. a turn interrupted between its steps ----------------------------------------------------
+
+
+def interrupted_session(tmp_path, card: str, status: str = "scored") -> str:
+    """A session as kill -9 leaves it while the follow-up is being worded: the answer is scored
+    (or refused), the next prompt never asked."""
+    from coach.content import default_library
+    from coach.session import PracticeEngine
+    from coach.store import Store
+
+    store = Store(f"sqlite:///{tmp_path / 'rehearse.db'}")
+    engine = PracticeEngine(default_library(), store)
+    view = engine.start(card)
+    if status == "scored":
+        engine.submit(view.id, GOOD)
+    else:
+        with pytest.raises(Exception, match="limit"):
+            engine.submit(view.id, "I finished the migration. " * 1000)
+    store.delete_turn(engine.load(view.id).pending.id)
+    assert engine.load(view.id).pending is None and engine.load(view.id).row.status == "active"
+    store.engine.dispose()
+    return view.id
+
+
+@pytest.mark.parametrize("card, status", [(INTERVIEW, "scored"), (CARD, "scored"), (INTERVIEW, "refused")])
+def test_practice_resumes_a_turn_killed_while_the_follow_up_was_worded(card, status, tmp_path):
+    env = {"COACH_DATA_DIR": str(tmp_path)}
+    session = interrupted_session(tmp_path, card, status)
+    result = coach("practice", "--session", session, input=f"{GOOD}\n", env=env)
+    assert result.returncode == 0 and "Traceback" not in result.stderr, result.stderr
+    assert "This session is finished." not in result.stdout and result.stdout.count("Scorecard:") == 1
+    record = history(env)[0]
+    answers = [t["answer"] for t in record["turns"] if t["answer"] and t["status"] == "scored"]
+    assert answers == ([GOOD, GOOD] if status == "scored" else [GOOD])  # the resumed session took the answer
+    if record["status"] == "active":  # history and practice agree: a prompt is waiting
+        assert record["turns"][-1]["status"] == "asked"

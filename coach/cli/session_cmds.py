@@ -72,7 +72,7 @@ def _print_result(result: TurnResult, persona_name: str) -> None:
 def run_practice(args) -> int:
     engine = _engine()
     if args.session:
-        view = engine.load(args.session)
+        view = engine.resume(args.session)
     elif args.card:
         view = engine.start(args.card, args.persona)
     else:

@@ -54,7 +54,7 @@ def _current_session(engine: PracticeEngine, kind: str) -> SessionView | None:
     if not session_id:
         return None
     try:
-        view = engine.load(session_id)
+        view = engine.resume(session_id)
     except SessionNotFoundError:
         st.error(f"Cannot open session {widgets.url_value(session_id)}: it does not exist. Start a new one below.")
         return _forget(kind)
