@@ -353,3 +353,53 @@ def test_practice_resumes_a_turn_killed_while_the_follow_up_was_worded(card, sta
     assert answers == ([GOOD, GOOD] if status == "scored" else [GOOD])  # the resumed session took the answer
     if record["status"] == "active":  # history and practice agree: a prompt is waiting
         assert record["turns"][-1]["status"] == "asked"
+
+
+# --- 10. a card changed mid-session ------------------------------------------------------------
+
+
+@pytest.fixture
+def renamed_criterion(tmp_path):
+    """A session answered once, then its card's `teamwork` criterion renamed `team_work`."""
+    content = tmp_path / "content"
+    shutil.copytree(REPO / "content", content)
+    env = {"COACH_DATA_DIR": str(tmp_path / "data"), "COACH_CONTENT_DIR": str(content)}
+    first = coach("practice", "--card", INTERVIEW, input="I profiled the step on the TPU pod and cut it by 30 percent.\n",
+                  env=env)
+    assert first.returncode == 0, first.stderr
+    session = first.stdout.splitlines()[0].removeprefix("Session: ")
+    card = content / "interviews" / f"{INTERVIEW}.md"
+    text = card.read_text()
+    card.write_text(text.replace("      - teamwork\n", "      - team_work\n").replace("  - id: teamwork\n",
+                                                                                      "  - id: team_work\n"))
+    assert coach("validate", env=env).returncode == 0
+    return session, env
+
+
+def test_old_sessions_stay_readable_when_a_criterion_is_renamed(renamed_criterion):
+    session, env = renamed_criterion
+    report = coach("report", session, env=env)
+    assert report.returncode == 0 and "Traceback" not in report.stderr, report.stderr
+    resumed = coach("practice", "--session", session, input="We compared two options and chose one.\n", env=env)
+    assert resumed.returncode == 0 and resumed.stderr == "", resumed.stderr
+    assert resumed.stdout.count("Scorecard:") == 1 and "of 6 criteria met" in resumed.stdout
+    record = history(env)[0]
+    assert record["result"]["of"] == 6 and "team_work" in record["result"]["criteria"]
+    assert record["turns"][0]["scorecard"]["criteria"]["teamwork"]  # what was scored then is kept
+
+
+def test_the_app_opens_a_session_whose_card_changed(renamed_criterion, monkeypatch):
+    from streamlit.testing.v1 import AppTest
+
+    session, env = renamed_criterion
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    at = AppTest.from_file(str(REPO / "app.py"), default_timeout=60)
+    at.session_state["audio_on"] = False
+    at.query_params["session"] = session
+    at.run()
+    at.switch_page("coach/ui/pages/interview.py")
+    at.query_params["session"] = session
+    at.run()
+    assert not at.exception, at.exception
+    assert not at.error, [e.value for e in at.error]

@@ -162,7 +162,7 @@ def _so_far(result: SessionResult, view: SessionView, korean: bool) -> None:
     """The session's running result, one line; each criterion with the answer that met it."""
     with st.expander(f"Your answer so far: **{result.met} of {result.of}** criteria met"):
         numbers = _answer_numbers(view)
-        for state_ in result.criteria.values():
+        for state_ in result.current():
             label = widgets.label(state_.label, state_.label_ko, korean)
             if "/" in state_.key:  # a meeting card with several situations
                 label += f" ({state_.card_turn.replace('-', ' ')})"
