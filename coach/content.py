@@ -404,6 +404,7 @@ def parse_card(path: Path, text: str, problems: list[Problem]) -> tuple[Card, _L
             problems.append(Problem(str(path), line, f"missing or empty section '## {name}'"))
             ok = False
     answers = _model_answers(subsections, {t.id for t in front.turns})
+    before = len(problems)
     if front.kind == "interview" and sections.get(MODEL_ANSWERS) and not answers:
         problems.append(
             Problem(
@@ -414,7 +415,7 @@ def parse_card(path: Path, text: str, problems: list[Problem]) -> tuple[Card, _L
         )
         ok = False
     _check_card_references(path, front, parsed.lines, problems)
-    if not ok:
+    if not ok or len(problems) > before:  # a card `coach validate` rejects is never served
         return None
     card = Card(
         **front.model_dump(),
@@ -423,6 +424,9 @@ def parse_card(path: Path, text: str, problems: list[Problem]) -> tuple[Card, _L
         path=str(path),
         content_version=hashlib.sha256(text.encode()).hexdigest()[:12],
     )
+    if problem := _scoring_problem(card):
+        problems.append(Problem(str(path), parsed.lines.line(("criteria",)), problem))
+        return None
     return card, parsed.lines
 
 
@@ -435,7 +439,10 @@ def _check_card_references(path: Path, card: CardFrontMatter, lines: _LineMap, o
             loc = ("criteria", index, "id")
             out.append(Problem(str(path), lines.line(loc), f"duplicate criterion id {criterion.id!r}"))
         seen.add(criterion.id)
-        for message in check_detector_spec(criterion.detector.type, criterion.detector.params):
+        messages = check_detector_spec(criterion.detector.type, criterion.detector.params)
+        if not messages and criterion.detector.type == "key_concepts":
+            messages = _key_concept_problems(criterion.detector.params)
+        for message in messages:
             loc = ("criteria", index, "detector", "params" if "param" in message else "type")
             out.append(Problem(str(path), lines.line(loc), f"criterion {criterion.id!r}: {message}"))
     turn_ids: set[str] = set()
@@ -472,6 +479,33 @@ def _check_card_references(path: Path, card: CardFrontMatter, lines: _LineMap, o
             for message in check_detector_spec(pitfall.detector.type, pitfall.detector.params):
                 loc = ("pitfalls", index, "detector", "params" if "param" in message else "type")
                 out.append(Problem(str(path), lines.line(loc), message))
+
+
+def _key_concept_problems(params: dict[str, Any]) -> list[str]:
+    """What the key_concepts detector's own checks let through and scoring cannot use."""
+    concepts = params.get("concepts") or []
+    problems = [f"bad detector params: concepts.{i}.name: {c.get('name')!r} has no letter or digit"
+                for i, c in enumerate(concepts) if not any(ch.isalnum() for ch in str(c.get("name", "")))]
+    wanted = params.get("min_covered")
+    if isinstance(wanted, int) and wanted > len(concepts):
+        problems.append(f"bad detector params: min_covered: {wanted} is more than the {len(concepts)} concepts "
+                        "listed, so it can never be met")
+    return problems
+
+
+def _scoring_problem(card: Card) -> str | None:
+    """Score each turn of a card that passed every check once (its first model answer, or its
+    prompt): a detector that still fails is reported here, not on every learner's answer."""
+    import scoring
+
+    for turn in card.turns:
+        answer = next((a.text for a in card.model_answers if a.turn in (None, turn.id)), turn.prompt)
+        try:
+            scoring.score(card, turn.id, answer)
+        except Exception as exc:  # any failure: the card is not served
+            detail = (str(exc).splitlines() or [""])[0]
+            return f"scoring turn {turn.id!r} fails ({type(exc).__name__}: {detail}); check its detector params"
+    return None
 
 
 def parse_persona(path: Path, text: str, problems: list[Problem]) -> Persona | None:
@@ -566,6 +600,7 @@ def load_library(
             library.problems.append(
                 Problem(path, lines.line(("persona",)), f"persona {card.persona!r} does not exist")
             )
+            del library.cards[card.id]  # `coach validate` rejects it: it is not listed or served
     return library
 
 

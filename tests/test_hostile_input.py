@@ -403,3 +403,36 @@ def test_the_app_opens_a_session_whose_card_changed(renamed_criterion, monkeypat
     at.run()
     assert not at.exception, at.exception
     assert not at.error, [e.value for e in at.error]
+
+
+# --- 11. what `coach validate` let through ---------------------------------------------------------
+
+QOS = "multi-qos-fairshare"
+BREAKS = {  # what to change in the card, the line it is on, and the message
+    "empty-match-synonym": (("              - 'fair[- ]share'\n", "              - 'x?'\n"), 35,
+                            "criterion 'key_concepts': bad detector params: concepts.0.synonyms: Value error, "
+                            "pattern 'x?' can match the empty string; make it match at least one character"),
+    "blank-concept-name": (("          - name: fairshare\n", "          - name: ' - '\n"), 35,
+                           "criterion 'key_concepts': bad detector params: concepts.0.name: ' - ' has no letter "
+                           "or digit"),
+    "min-covered-too-high": (("        min_covered: 3\n", "        min_covered: 99\n"), 35,
+                             "criterion 'key_concepts': bad detector params: min_covered: 99 is more than the "),
+    "unknown-persona": (("persona: friendly-hiring-manager\n", "persona: nobody\n"), 8,
+                        "persona 'nobody' does not exist"),
+}
+
+
+@pytest.mark.parametrize("case", list(BREAKS))
+def test_a_card_validate_rejects_is_reported_and_never_served(case, content):
+    (old, new), line, message = BREAKS[case]
+    card = content / "interviews" / f"{QOS}.md"
+    text = card.read_text()
+    assert old in text
+    card.write_text(text.replace(old, new, 1))
+    env = {"COACH_CONTENT_DIR": str(content)}
+    result = coach("validate", env=env)
+    assert result.returncode == 1 and "Traceback" not in result.stderr, result.stderr
+    assert len(result.stdout.splitlines()) == 1 and result.stdout.startswith(f"{card}:{line}: {message}"), result.stdout
+    assert QOS not in [c["id"] for c in json.loads(coach("cards", "--format", "json", env=env).stdout)]
+    scored = coach("score", "--card", QOS, "--text", GOOD, env=env)
+    assert scored.returncode == 2 and one_line(scored.stderr) == f"coach: unknown card '{QOS}'; see `coach cards`"
