@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -436,3 +437,71 @@ def test_a_card_validate_rejects_is_reported_and_never_served(case, content):
     assert QOS not in [c["id"] for c in json.loads(coach("cards", "--format", "json", env=env).stdout)]
     scored = coach("score", "--card", QOS, "--text", GOOD, env=env)
     assert scored.returncode == 2 and one_line(scored.stderr) == f"coach: unknown card '{QOS}'; see `coach cards`"
+
+
+# --- 12. nothing the browser would fetch -------------------------------------------------------
+
+LEAK = "![x](http://evil.example/leak.png)"
+UNESCAPED_IMAGE = re.compile(r"(?<!\\)!\[")
+
+
+def rendered_texts(at) -> list[str]:
+    """Every Markdown body and label the page sent to the browser."""
+    texts = [e.value for kind in ("markdown", "caption", "info", "success", "warning", "error")
+             for e in getattr(at, kind)]
+    return texts + [e.label for e in at.expander] + [e.label for e in at.button]
+
+
+def open_page(page: str, env: dict, monkeypatch, **query):
+    from streamlit.testing.v1 import AppTest
+
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    at = AppTest.from_file(str(REPO / "app.py"), default_timeout=60)
+    at.session_state["audio_on"] = False
+    at.run()
+    at.switch_page(page)
+    for name, value in query.items():
+        at.query_params[name] = value
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def test_an_image_in_a_worded_follow_up_is_never_rendered(tmp_path, monkeypatch):
+    """The prompt as a prompt-injected model would have worded it (stored as asked)."""
+    from coach.content import default_library
+    from coach.session import PracticeEngine
+    from coach.store import Store
+
+    env = {"COACH_DATA_DIR": str(tmp_path)}
+    monkeypatch.setenv("COACH_DATA_DIR", str(tmp_path))
+    store = Store(f"sqlite:///{tmp_path / 'rehearse.db'}")
+    engine = PracticeEngine(default_library(), store)
+    view = engine.start(INTERVIEW)
+    engine.submit(view.id, GOOD)
+    pending = engine.load(view.id).pending
+    store._update_turn(pending.id, prompt=f"{LEAK} What did you measure?")
+    for page in ("coach/ui/pages/interview.py", "coach/ui/pages/history.py"):
+        texts = rendered_texts(open_page(page, env, monkeypatch, session=view.id))
+        assert any("leak.png" in t for t in texts), page  # it is shown, as text
+        assert not [t for t in texts if UNESCAPED_IMAGE.search(t)], page
+
+
+def test_an_image_in_a_card_is_never_rendered(content, monkeypatch):
+    card = content / "meetings" / f"{CARD}.md"
+    card.write_text(card.read_text().replace("## Situation\n", f"## Situation\n\n{LEAK}\n", 1))
+    at = open_page("coach/ui/pages/library.py", {"COACH_CONTENT_DIR": str(content)}, monkeypatch)
+    texts = rendered_texts(at)
+    assert any("leak.png" in t for t in texts)
+    assert not [t for t in texts if UNESCAPED_IMAGE.search(t)]
+
+
+def test_a_follow_up_with_markup_is_not_asked():
+    from coach.llm_followup import question_problem
+
+    for text in (f"{LEAK} What did you measure?", "See [this](http://evil.example) - what did you measure?",
+                 "What did you measure at https://evil.example?"):
+        assert question_problem(text, []) == "holds a link, image or markup", text
+    assert question_problem("What did you measure?", []) is None
+
