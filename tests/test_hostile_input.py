@@ -505,3 +505,32 @@ def test_a_follow_up_with_markup_is_not_asked():
         assert question_problem(text, []) == "holds a link, image or markup", text
     assert question_problem("What did you measure?", []) is None
 
+
+# --- smaller ones -------------------------------------------------------------------------------
+
+
+def test_history_limit_out_of_range_is_one_line():
+    result = coach("history", "--limit", "99999999999999999999")
+    assert result.returncode == 2 and one_line(result.stderr) == "coach: --limit must be between 1 and 1,000,000"
+
+
+@pytest.mark.parametrize("raw", ["1e400", "NaN", "Infinity", "2.5", "true", '{"a": 1}', "[1]", "9007199254740993"])
+@pytest.mark.parametrize("command", ["score", "politeness"])
+def test_jsonl_id_that_cannot_be_echoed_is_one_line(raw, command, tmp_path):
+    batch = tmp_path / "batch.jsonl"
+    batch.write_text(f'{{"id": {raw}, "text": "Could you send it?"}}\n' + json.dumps({"id": 7, "text": GOOD}) + "\n")
+    args = ("score", "--card", CARD) if command == "score" else ("politeness",)
+    result = coach(*args, "--jsonl", str(batch))
+    assert result.returncode == 2
+    assert one_line(result.stderr) == f'{batch}:1: "id" must be a string, a whole number or null'
+    assert [json.loads(x)["id"] for x in result.stdout.splitlines()] == [7]
+
+
+@pytest.mark.parametrize("command", ["score", "politeness"])
+def test_empty_jsonl_is_one_line_exit_2_for_both(command, tmp_path):
+    batch = tmp_path / "empty.jsonl"
+    batch.write_text("\n\n")
+    args = ("score", "--card", CARD) if command == "score" else ("politeness",)
+    result = coach(*args, "--jsonl", str(batch))
+    what = "answers" if command == "score" else "requests"
+    assert result.returncode == 2 and one_line(result.stderr) == f"coach: {batch} holds no {what}"

@@ -60,12 +60,25 @@ def parse(line: str, optional: tuple[str, ...] = ()) -> dict:
         raise ValueError('not a JSON object; give {"id": ..., "text": ...} per line')
     if not isinstance(item.get("text", ""), str) or not all(isinstance(item.get(n, ""), str | None) for n in optional):
         raise ValueError(" and ".join(f'"{name}"' for name in ("text", *optional)) + " must be strings")
+    if "id" in item and not _usable_id(item["id"]):
+        raise ValueError('"id" must be a string, a whole number or null')
     for name in ("text", *optional):
         value = item.get(name)
         if isinstance(value, str) and text_problem(value):
             raise ValueError(f'"{name}" holds an unpaired surrogate escape (\\u{ord(_first_surrogate(value)):04x}), '
                              "which is not text")
     return item
+
+
+MAX_ID = 2**53  # larger whole numbers do not survive a JSON reader that uses doubles
+
+
+def _usable_id(value) -> bool:
+    """An id echoed back as it came: a string, a whole number (not true/false, NaN, 1e400 or
+    2.5, which JSON readers do not give back the same), or null."""
+    if value is None or isinstance(value, str):
+        return value is None or text_problem(value) is None
+    return isinstance(value, int) and not isinstance(value, bool) and abs(value) <= MAX_ID
 
 
 def _first_surrogate(text: str) -> str:

@@ -68,4 +68,4 @@ def run(args) -> int:
         print(json.dumps(result, ensure_ascii=False))
     if not seen:
         raise EmptyAnswerError(f"{args.jsonl} holds no requests")
-    return 1 if failures else 0
+    return 2 if failures else 0  # as `coach score`: bad input is exit 2

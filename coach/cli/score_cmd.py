@@ -48,10 +48,11 @@ def run(args) -> int:
             raise CoachError(f"--text: {problem}")
         print(json.dumps(_score_one(card, args.turn, text, None, args.llm, settings), ensure_ascii=False))
         return 0
-    failures = 0
+    failures = seen = 0
     for number, line, problem in jsonl.lines(args.jsonl):
         if problem is None and not line.strip():
             continue
+        seen += 1
         try:
             if problem is not None:
                 raise ValueError(problem)
@@ -63,4 +64,6 @@ def run(args) -> int:
             print(f"{args.jsonl}:{number}: {exc}", file=sys.stderr)
             continue
         print(json.dumps(result, ensure_ascii=False))
+    if not seen:
+        raise EmptyAnswerError(f"{args.jsonl} holds no answers")
     return 2 if failures else 0

@@ -183,7 +183,12 @@ def _finish(engine: PracticeEngine, session_id: str) -> None:
     _say(markdown_report(view, summary))
 
 
+MAX_HISTORY = 1_000_000
+
+
 def run_history(args) -> int:
+    if not 1 <= args.limit <= MAX_HISTORY:
+        raise CoachError(f"--limit must be between 1 and {MAX_HISTORY:,}")
     records = history(open_store(load_settings().database_url), limit=args.limit, library=default_library())
     if args.format == "json":
         print(json.dumps(records, ensure_ascii=False, indent=2))
