@@ -102,7 +102,7 @@ def summarise(view: SessionView) -> Summary:
             turn=state.card_turn if per_turn else None,
             answer=state.turn,
         )
-        for state in result.criteria.values()
+        for state in result.current()
     ]
     overall = round(result.met / result.of, 3) if result.of else 0.0
     best = _best_answer(view)
@@ -188,7 +188,7 @@ def summarise_rows(view: SessionView) -> list[CriterionSummary]:
     per_turn = view.card.kind == "meeting"
     return [CriterionSummary(id=s.criterion, label=s.label, label_ko=s.label_ko, met=s.met,
                              turn=s.card_turn if per_turn else None)
-            for s in view.result().criteria.values()]
+            for s in view.result().current()]
 
 
 def _concepts_missing(card, turn_id: str, model_text: str, user_text: str) -> list[str]:

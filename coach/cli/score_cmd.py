@@ -9,7 +9,7 @@ from pathlib import Path
 import scoring
 from coach.cli import jsonl
 from coach.config import load_settings
-from coach.content import default_library, read_utf8
+from coach.content import default_library, read_utf8, text_problem
 from coach.errors import CoachError, EmptyAnswerError
 from scoring.grammar import prime
 
@@ -44,22 +44,25 @@ def run(args) -> int:
     if args.turn:
         card.turn(args.turn)  # an unknown turn fails before any input is read
     if args.jsonl is None:
-        text = args.text if args.text is not None else read_utf8(args.file)
+        text = args.text if args.text is not None else read_utf8(args.file, scoring.MAX_SCORED_CHARS * 4)
+        if problem := text_problem(text):
+            raise CoachError(f"--text: {problem}")
         print(json.dumps(_score_one(card, args.turn, text, None, args.llm, settings), ensure_ascii=False))
         return 0
-    failures = 0
+    failures = seen = 0
     for chunk in _chunks(jsonl.lines(args.jsonl), CHUNK_LINES):
         items = []
         for number, line, problem in chunk:
             if problem is None and not line.strip():
                 continue
+            seen += 1
             try:
                 if problem is not None:
                     raise ValueError(problem)
                 items.append((number, jsonl.parse(line, optional=("turn",)), None))
             except ValueError as exc:
                 items.append((number, None, exc))
-        prime([item.get("text") or "" for _, item, _ in items if item is not None])
+        prime([item["text"] for _, item, _ in items if item is not None and isinstance(item.get("text"), str)])
         for number, item, error in items:
             try:
                 if error is not None:
@@ -71,6 +74,8 @@ def run(args) -> int:
                 print(f"{args.jsonl}:{number}: {exc}", file=sys.stderr)
                 continue
             print(json.dumps(result, ensure_ascii=False))
+    if not seen:
+        raise EmptyAnswerError(f"{args.jsonl} holds no answers")
     return 2 if failures else 0
 
 

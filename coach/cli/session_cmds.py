@@ -7,8 +7,8 @@ import sys
 from pathlib import Path
 
 from coach.config import load_settings
-from coach.content import default_library
-from coach.errors import AnswerTooLongError, CoachError, EmptyAnswerError
+from coach.content import as_text, default_library, not_utf8, text_problem
+from coach.errors import AnswerTooLongError, CoachError, ConcurrentAnswerError, EmptyAnswerError
 from coach.report import history, markdown_report
 from coach.session import PracticeEngine, TurnResult
 from coach.store import open_store
@@ -72,7 +72,7 @@ def _print_result(result: TurnResult, persona_name: str) -> None:
 def run_practice(args) -> int:
     engine = _engine()
     if args.session:
-        view = engine.load(args.session)
+        view = engine.resume(args.session)
     elif args.card:
         view = engine.start(args.card, args.persona)
     else:
@@ -83,6 +83,7 @@ def run_practice(args) -> int:
         _say("This session is finished.")
         return 0
     pending = view.pending
+    shown = pending.id  # the prompt on screen: an answer is for it, not for one asked elsewhere since
     if pending.answer_text and pending.status in ("answered", "failed"):
         _say("Scoring the answer saved before the interruption …")
         result = engine.retry_scoring(view.id)
@@ -90,48 +91,83 @@ def run_practice(args) -> int:
         if result.finished:
             _finish(engine, view.id)
             return 0
+        shown = result.pending_turn
     else:
         _say(f"{view.persona.name}: {pending.prompt}")
     if args.audio:
         return _answer_with_recordings(engine, view, args.audio)
     interactive = sys.stdin.isatty()
     refused = False  # a refused answer makes the exit code 2 once the input is used up
+    number = 0
     while True:
+        number += 1
         try:
-            line = input("You: " if interactive else "")
+            line, problem = _read_answer(interactive)
         except EOFError:
             _say(f"(input ended; resume with: coach practice --session {view.id})")
             return 2 if refused else 0
+        if problem:  # kept and scored with the bad bytes replaced (U+FFFD); the exit code says so
+            print(f"coach: answer {number}: {problem}", file=sys.stderr)
+            refused = True
         try:
-            result = engine.submit(view.id, line)
+            result = engine.submit(view.id, line, turn_pk=shown)
         except EmptyAnswerError as exc:
             print(f"coach: {exc}", file=sys.stderr)
             continue
         except AnswerTooLongError as exc:
             print(f"coach: {exc}", file=sys.stderr)
             refused = True
-            _say(f"{view.persona.name}: {engine.load(view.id).pending.prompt}")
+            again = engine.load(view.id).pending
+            shown = again.id
+            _say(f"{view.persona.name}: {again.prompt}")
             continue
+        except ConcurrentAnswerError as exc:  # the session moved on elsewhere: stop here
+            print(f"coach: {exc}", file=sys.stderr)
+            return 2
         except CoachError as exc:
             print(f"coach: {exc}", file=sys.stderr)
             return 2
         _print_result(result, view.persona.name)
+        shown = result.pending_turn
         if result.finished:
             _finish(engine, view.id)
             return 2 if refused else 0
 
 
+def _read_answer(interactive: bool) -> tuple[str, str | None]:
+    """One answer line, and why it is not quite what was sent (bytes that are not UTF-8 are
+    replaced by U+FFFD, so the answer and every line after it are still used). EOFError at the end."""
+    if interactive:
+        try:
+            line = input("You: ")
+        except UnicodeDecodeError as exc:
+            return "", not_utf8(exc.object[exc.start], "type it again")
+        problem = text_problem(line, "it was kept with the bad bytes replaced by U+FFFD")
+        return as_text(line), problem
+    raw = sys.stdin.buffer.readline()
+    if not raw:
+        raise EOFError
+    raw = raw.rstrip(b"\r\n") if raw.endswith(b"\n") else raw
+    try:
+        return raw.decode("utf-8"), None
+    except UnicodeDecodeError as exc:
+        return raw.decode("utf-8", "replace"), not_utf8(
+            raw[exc.start], "it was kept with the bad bytes replaced by U+FFFD")
+
+
 def _answer_with_recordings(engine: PracticeEngine, view, recordings: list[Path]) -> int:
     """Each recording answers the pending prompt, through the same engine path as the app's
     voice turn (saved, transcribed with the card's vocabulary, scored, followed up)."""
+    shown = view.pending.id
     for path in recordings:
         try:
-            result = engine.answer_with_audio(view.id, path)
+            result = engine.answer_with_audio(view.id, path, turn_pk=shown)
         except CoachError as exc:
             print(f"coach: {path}: {exc}", file=sys.stderr)
             return 2
         _say(f"You (from {path.name}): {result.transcript.text}")
         _print_result(result, view.persona.name)
+        shown = result.pending_turn
         if result.finished:
             _finish(engine, view.id)
             return 0
@@ -147,7 +183,12 @@ def _finish(engine: PracticeEngine, session_id: str) -> None:
     _say(markdown_report(view, summary))
 
 
+MAX_HISTORY = 1_000_000
+
+
 def run_history(args) -> int:
+    if not 1 <= args.limit <= MAX_HISTORY:
+        raise CoachError(f"--limit must be between 1 and {MAX_HISTORY:,}")
     records = history(open_store(load_settings().database_url), limit=args.limit, library=default_library())
     if args.format == "json":
         print(json.dumps(records, ensure_ascii=False, indent=2))

@@ -54,7 +54,7 @@ def _current_session(engine: PracticeEngine, kind: str) -> SessionView | None:
     if not session_id:
         return None
     try:
-        view = engine.load(session_id)
+        view = engine.resume(session_id)
     except SessionNotFoundError:
         st.error(f"Cannot open session {widgets.url_value(session_id)}: it does not exist. Start a new one below.")
         return _forget(kind)
@@ -162,7 +162,7 @@ def _so_far(result: SessionResult, view: SessionView, korean: bool) -> None:
     """The session's running result, one line; each criterion with the answer that met it."""
     with st.expander(f"Your answer so far: **{result.met} of {result.of}** criteria met"):
         numbers = _answer_numbers(view)
-        for state_ in result.criteria.values():
+        for state_ in result.current():
             label = widgets.label(state_.label, state_.label_ko, korean)
             if "/" in state_.key:  # a meeting card with several situations
                 label += f" ({state_.card_turn.replace('-', ' ')})"
@@ -308,7 +308,7 @@ def _answer_box(engine: PracticeEngine, view: SessionView, kind: str) -> None:
         st.warning(f"This answer is {len(text):,} characters; the limit is {limit:,}. Shorten it before sending.")
     cols = st.columns([1, 1, 1])
     if cols[0].button("Send answer", type="primary", key="send"):
-        _run(lambda: engine.submit(view.id, text, **_voice_for(view, text)))
+        _run(lambda: engine.submit(view.id, text, turn_pk=pending.id, **_voice_for(view, text)))
     if pending.kind == "retry" and cols[1].button("Skip to the next situation", key="skip"):
         _run(lambda: engine.skip_retry(view.id))
     if pending.kind == "retell" and cols[1].button("Skip the retell", key="skip-retell"):
