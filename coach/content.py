@@ -497,11 +497,13 @@ def _scoring_problem(card: Card) -> str | None:
     """Score each turn of a card that passed every check once (its first model answer, or its
     prompt): a detector that still fails is reported here, not on every learner's answer."""
     import scoring
+    from scoring.grammar import unparsed
 
     for turn in card.turns:
         answer = next((a.text for a in card.model_answers if a.turn in (None, turn.id)), turn.prompt)
         try:
-            scoring.score(card, turn.id, answer)
+            with unparsed():
+                scoring.score(card, turn.id, answer)
         except Exception as exc:  # any failure: the card is not served
             detail = (str(exc).splitlines() or [""])[0]
             return f"scoring turn {turn.id!r} fails ({type(exc).__name__}: {detail}); check its detector params"
