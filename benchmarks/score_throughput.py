@@ -66,6 +66,31 @@ def main() -> None:
         latencies.sort()
         print(f"  {length:4} words: median {statistics.median(latencies):6.1f} ms, "
               f"p95 {latencies[int(0.95 * len(latencies))]:6.1f} ms")
+    text_turns(library)
+
+
+def text_turns(library, count: int = 20) -> None:
+    """The app's text turn without the browser: PracticeEngine.submit (save the answer, score it,
+    choose and word the next prompt, store it) on a fresh SQLite file, parse included."""
+    import tempfile
+
+    from coach.config import load_settings
+    from coach.session import PracticeEngine
+    from coach.store import Store
+
+    answer = ("I worked on the data loader of our training cluster. I profiled the input pipeline and "
+              "found the GPUs waiting on JPEG decoding, so I moved decoding to the GPU with DALI.")
+    with tempfile.TemporaryDirectory() as folder:
+        engine = PracticeEngine(library, Store(f"sqlite:///{folder}/bench.db"), load_settings())
+        latencies = []
+        for _ in range(count):
+            session = engine.start("gpu-cluster-optimization")
+            t0 = time.perf_counter()
+            engine.submit(session.id, answer)
+            latencies.append((time.perf_counter() - t0) * 1000)
+    latencies.sort()
+    print(f"text turn (submit: save, score, next prompt, store; SQLite): median "
+          f"{statistics.median(latencies):.0f} ms, p95 {latencies[int(0.95 * len(latencies))]:.0f} ms")
 
 
 if __name__ == "__main__":

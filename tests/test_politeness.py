@@ -16,9 +16,10 @@ from scoring.text import Answer
 from tests.conftest import COACH, REPO
 from tests.politeness_corpus import corpus_path, load, quartile_task, split
 
-# Measured on the test part (648 top/bottom-quartile requests): 0.813 (2026-12-01). The floor
-# leaves two standard errors (about 0.03) for a deliberate change of the strategies or a refit.
-TEST_ACCURACY = 0.813
+# Measured on the test part (648 top/bottom-quartile requests): 0.796 (2026-12-01, after a positive
+# word and a bare "can you" stopped counting as markers; 0.813 before). The floor leaves two
+# standard errors (about 0.03) for a deliberate change of the strategies or a refit.
+TEST_ACCURACY = 0.796
 MARGIN = 0.03
 
 needs_corpus = pytest.mark.skipif(
@@ -351,3 +352,16 @@ def test_weights_are_reproduced_by_the_fit_script():
     for name, weight in zip(fitted, weights, strict=True):
         assert stored[name] == pytest.approx(weight, abs=2e-3), name
     assert politeness.model()["intercept"] == pytest.approx(intercept, abs=2e-3)
+
+
+WORKPLACE = REPO / "tests" / "corpus" / "politeness"
+
+
+@pytest.mark.parametrize("part,floor", [("dev", 0.873 - 0.09), ("test", 0.816 - 0.11)])
+def test_requests_from_a_second_community_hold_up(part, floor):
+    """Workplace requests (engineering meetings and wikis), two raters: polite (mean ≥ 5) against
+    impolite (≤ 3.5). The floors leave two standard errors of each half (55 and 49 requests)."""
+    rows = [json.loads(line) for line in (WORKPLACE / f"politeness-workplace.{part}.jsonl").read_text().splitlines()]
+    labelled = [r for r in rows if r["polite"] is not None]
+    correct = sum(politeness.assess(Answer(r["text"])).polite == r["polite"] for r in labelled)
+    assert correct / len(labelled) >= floor, f"{part}: {correct}/{len(labelled)}"
