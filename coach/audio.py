@@ -38,6 +38,10 @@ TOO_LONG = (
     "The recording is {length} long; answers can be at most {limit}. Record a shorter answer "
     "(or split it in two), or type it instead."
 )
+UNKNOWN_CODEC = (
+    "The recording's audio encoding cannot be decoded (an unknown codec); save it as plain WAV (PCM), FLAC, "
+    "MP3 or OGG. " + RETRY
+)
 MISSING_FILE = "The audio file {path} does not exist. Check the path, or type your answer instead."
 FOLDER = "{path} is a folder, not a recording. Give the path of an audio file, or type your answer instead."
 UNREADABLE = "The audio file {path} cannot be read ({why}). Check the path, or type your answer instead."
@@ -154,6 +158,8 @@ def decode(
     with container:
         if not container.streams.audio:
             raise AudioError(NO_AUDIO_TRACK if _container_kind(head) else NOT_AUDIO)
+        if container.streams.audio[0].codec_context is None:  # e.g. WAV format tag 99: no decoder
+            raise AudioError(UNKNOWN_CODEC)
         declared = container_duration(container)
         if max_seconds is not None and declared is not None and declared > max_seconds:
             raise _too_long(declared, max_seconds)

@@ -256,10 +256,10 @@ class PracticeEngine:
         else:
             path = Path(audio)
             if not path.is_file():
-                from coach.audio import MISSING_FILE
+                from coach.audio import FOLDER, MISSING_FILE
                 from coach.errors import AudioError
 
-                raise AudioError(MISSING_FILE.format(path=path))
+                raise AudioError((FOLDER if path.is_dir() else MISSING_FILE).format(path=path))
             home = (Path(self.settings.data_dir) / "audio").resolve()
             if home not in path.resolve().parents:
                 path = save_audio_file(self.settings.data_dir, session_id, path.read_bytes(), path.suffix or suffix)

@@ -534,3 +534,36 @@ def test_empty_jsonl_is_one_line_exit_2_for_both(command, tmp_path):
     result = coach(*args, "--jsonl", str(batch))
     what = "answers" if command == "score" else "requests"
     assert result.returncode == 2 and one_line(result.stderr) == f"coach: {batch} holds no {what}"
+
+
+def unknown_codec_wav(path: Path) -> Path:
+    """A WAV whose format tag (99) no decoder knows."""
+    import struct
+    import sys
+
+    sys.path.insert(0, str(REPO / "tests"))
+    import numpy as np
+    from conftest_audio import wav_bytes
+
+    data = bytearray(wav_bytes((np.sin(np.arange(16_000) / 5) * 8000).astype(np.int16), 16_000))
+    data[20:22] = struct.pack("<H", 99)
+    path.write_bytes(bytes(data))
+    return path
+
+
+def test_wav_with_an_unknown_format_tag_is_one_line(tmp_path):
+    from coach import audio
+
+    path = unknown_codec_wav(tmp_path / "tag99.wav")
+    result = coach("transcribe", str(path), "--format", "json")
+    assert result.returncode == 2 and one_line(result.stderr) == f"coach: {audio.UNKNOWN_CODEC}"
+    practice = coach("practice", "--card", CARD, "--audio", str(path), env={"COACH_DATA_DIR": str(tmp_path / "d")})
+    assert practice.returncode == 2 and one_line(practice.stderr) == f"coach: {path}: {audio.UNKNOWN_CODEC}"
+
+
+def test_practice_audio_given_a_folder_says_it_is_a_folder(tmp_path):
+    from coach import audio
+
+    result = coach("practice", "--card", CARD, "--audio", str(tmp_path), env={"COACH_DATA_DIR": str(tmp_path / "d")})
+    assert result.returncode == 2
+    assert one_line(result.stderr) == f"coach: {tmp_path}: {audio.FOLDER.format(path=tmp_path)}"
