@@ -567,3 +567,14 @@ def test_practice_audio_given_a_folder_says_it_is_a_folder(tmp_path):
     result = coach("practice", "--card", CARD, "--audio", str(tmp_path), env={"COACH_DATA_DIR": str(tmp_path / "d")})
     assert result.returncode == 2
     assert one_line(result.stderr) == f"coach: {tmp_path}: {audio.FOLDER.format(path=tmp_path)}"
+
+
+def test_a_linked_pack_folder_is_loaded_and_a_link_loop_ends(content, tmp_path):
+    from coach.content import load_library
+
+    elsewhere = tmp_path / "my-pack"
+    shutil.move(str(content / "meetings"), elsewhere)
+    (content / "meetings").symlink_to(elsewhere)
+    (elsewhere / "loop").symlink_to(elsewhere)
+    library = load_library([content], [REPO / "personas"])
+    assert library.problems == [] and CARD in library.cards
