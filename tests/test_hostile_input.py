@@ -578,3 +578,12 @@ def test_a_linked_pack_folder_is_loaded_and_a_link_loop_ends(content, tmp_path):
     (elsewhere / "loop").symlink_to(elsewhere)
     library = load_library([content], [REPO / "personas"])
     assert library.problems == [] and CARD in library.cards
+
+
+def test_sqlite_url_with_an_argument_the_driver_ignores_is_one_line(tmp_path):
+    url = f"sqlite:///{tmp_path}/x.db?foo=bar"
+    result = coach("history", env={"COACH_DATABASE_URL": url})
+    assert result.returncode == 2 and one_line(result.stderr) == (
+        f"coach: COACH_DATABASE_URL={url!r} is not valid: 'foo' is not an argument the SQLite driver takes "
+        "(SQLite URI arguments such as mode=ro need uri=true as well) (fix or unset the variable)")
+    assert coach("history", env={"COACH_DATABASE_URL": f"sqlite:///{tmp_path}/x.db?timeout=5"}).stderr == ""
