@@ -587,3 +587,9 @@ def test_sqlite_url_with_an_argument_the_driver_ignores_is_one_line(tmp_path):
         f"coach: COACH_DATABASE_URL={url!r} is not valid: 'foo' is not an argument the SQLite driver takes "
         "(SQLite URI arguments such as mode=ro need uri=true as well) (fix or unset the variable)")
     assert coach("history", env={"COACH_DATABASE_URL": f"sqlite:///{tmp_path}/x.db?timeout=5"}).stderr == ""
+
+
+def test_an_interview_card_named_on_the_meeting_page_says_where_it_belongs(monkeypatch):
+    at = open_page("coach/ui/pages/practice.py", {}, monkeypatch, card=INTERVIEW)
+    assert [w.value for w in at.warning] == [
+        f"Card `{INTERVIEW}` is a mock interview (the Mock interview page); open it there, or pick one below."]

@@ -62,10 +62,17 @@ def _current_session(engine: PracticeEngine, kind: str) -> SessionView | None:
         widgets.error(f"Cannot open the session: {exc}. Start a new one below.")
         return _forget(kind)
     if view.card.kind != kind:
+        if st.query_params.get("session") == session_id:  # named in the link: say where it belongs
+            st.warning(f"Session {widgets.url_value(session_id)} is {_PAGE_OF[view.card.kind]}; open it there, "
+                       "or start a new one below.")
         return None
     if st.query_params.get("session") != view.id:
         st.query_params["session"] = view.id
     return view
+
+
+_PAGE_OF = {"interview": "a mock interview (the Mock interview page)",
+            "meeting": "a meeting drill (the Meeting practice page)"}
 
 
 def _forget(kind: str) -> None:
@@ -91,6 +98,9 @@ def _start_form(engine: PracticeEngine, kind: str) -> None:
     requested = st.query_params.get("card")
     if requested and requested not in library.cards:
         st.error(f"Unknown card {widgets.url_value(requested)}; pick one below.")
+    elif requested and library.cards[requested].kind != kind:
+        st.warning(f"Card {widgets.url_value(requested)} is {_PAGE_OF[library.cards[requested].kind]}; "
+                   "open it there, or pick one below.")
     ids = [c.id for c in cards]
     index = ids.index(requested) if requested in ids else 0
     card_id = st.selectbox(
