@@ -593,3 +593,34 @@ def test_an_interview_card_named_on_the_meeting_page_says_where_it_belongs(monke
     at = open_page("coach/ui/pages/practice.py", {}, monkeypatch, card=INTERVIEW)
     assert [w.value for w in at.warning] == [
         f"Card `{INTERVIEW}` is a mock interview (the Mock interview page); open it there, or pick one below."]
+
+
+@pytest.fixture
+def read_only_mount(tmp_path):
+    """A small tmpfs at tmp_path/ro, remounted read-only by the test (root only)."""
+    folder = tmp_path / "ro"
+    folder.mkdir()
+    if os.geteuid() != 0 or shutil.which("mount") is None:
+        pytest.skip("mounting a file system needs root")
+    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=8m", "none", str(folder)], capture_output=True).returncode:
+        pytest.skip("cannot mount a tmpfs here")
+    yield folder
+    subprocess.run(["umount", "-l", str(folder)], capture_output=True)
+
+
+def test_an_intact_database_on_a_read_only_mount_is_readable(read_only_mount):
+    import sqlite3
+
+    env = {"COACH_DATA_DIR": str(read_only_mount)}
+    assert coach("practice", "--card", CARD, input=f"{GOOD}\n", env=env).returncode == 0
+    database = read_only_mount / "rehearse.db"
+    connection = sqlite3.connect(database)  # closed cleanly: no -wal or -shm file is left beside it
+    connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    connection.close()
+    assert sorted(p.name for p in read_only_mount.iterdir()) == ["rehearse.db"]
+    assert subprocess.run(["mount", "-o", "remount,ro", str(read_only_mount)]).returncode == 0
+    assert [t["answer"] for t in history(env)[0]["turns"]][0] == GOOD
+    result = coach("practice", "--card", CARD, input=f"{GOOD}\n", env=env)
+    assert result.returncode == 2 and one_line(result.stderr) == (
+        f"coach: the database {database} is on a read-only file system: past sessions can be read, but nothing "
+        "can be saved; give COACH_DATA_DIR a writable folder to practise")
