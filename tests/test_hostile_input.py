@@ -11,13 +11,17 @@ import re
 import shutil
 import socket
 import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import COACH, REPO
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from conftest_audio import fixture, mono_wav, speech_model, wav_bytes  # noqa: E402, F401
+
+from tests.conftest import COACH, REPO  # noqa: E402
 
 CARD = "status-update"
 INTERVIEW = "gpu-cluster-optimization"
@@ -539,11 +543,8 @@ def test_empty_jsonl_is_one_line_exit_2_for_both(command, tmp_path):
 def unknown_codec_wav(path: Path) -> Path:
     """A WAV whose format tag (99) no decoder knows."""
     import struct
-    import sys
 
-    sys.path.insert(0, str(REPO / "tests"))
     import numpy as np
-    from conftest_audio import wav_bytes
 
     data = bytearray(wav_bytes((np.sin(np.arange(16_000) / 5) * 8000).astype(np.int16), 16_000))
     data[20:22] = struct.pack("<H", 99)
@@ -624,3 +625,17 @@ def test_an_intact_database_on_a_read_only_mount_is_readable(read_only_mount):
     assert result.returncode == 2 and one_line(result.stderr) == (
         f"coach: the database {database} is on a read-only file system: past sessions can be read, but nothing "
         "can be saved; give COACH_DATA_DIR a writable folder to practise")
+
+
+@pytest.mark.usefixtures("speech_model")
+def test_a_wav_cut_off_mid_word_is_called_cut_off_not_other_language():
+    from coach import audio, stt
+    from coach.errors import AudioError
+
+    data = mono_wav(fixture("answer.flac"), 16_000)
+    declared = (len(data) - 44) / 32_000
+    cut = data[: 44 + int((len(data) - 44) * 0.3) // 2 * 2]  # the header still declares the whole answer
+    with pytest.raises(AudioError) as caught:
+        stt.transcribe(cut)
+    assert str(caught.value) == audio.CUT_OFF.format(got=f"{audio.decode(cut).duration:.1f} s",
+                                                      declared=f"{declared:.1f} s")

@@ -85,12 +85,22 @@ def transcribe(audio: bytes | str | Path, settings=None, options: DecodeOptions 
     started = time.perf_counter()
     segments: list[RawSegment] = []
     judged = False
-    for window in windows:
-        segments += decode_speech(model, window, decoded.samples, options)
-        if not judged and segments and segments[-1].end - segments[0].start >= checks.EARLY_CHECK_SECONDS:
-            # Judge the language on the first window, rather than decode all of a long
-            # recording in another language.
-            judged = True
-            if checks.looks_non_english(segments, narrowband):
-                raise AudioError(checks.NOT_ENGLISH)
-    return assemble(segments, decoded.duration, model, time.perf_counter() - started, narrowband)
+    try:
+        for window in windows:
+            segments += decode_speech(model, window, decoded.samples, options)
+            if not judged and segments and segments[-1].end - segments[0].start >= checks.EARLY_CHECK_SECONDS:
+                # Judge the language on the first window, rather than decode all of a long
+                # recording in another language.
+                judged = True
+                if checks.looks_non_english(segments, narrowband):
+                    raise AudioError(checks.NOT_ENGLISH)
+        return assemble(segments, decoded.duration, model, time.perf_counter() - started, narrowband)
+    except AudioError as exc:
+        if decoded.cut_off and str(exc) in (checks.NOT_ENGLISH, checks.NO_SPEECH):  # the cut, not the language
+            raise AudioError(audio_mod.CUT_OFF.format(got=_seconds(decoded.duration),
+                                                      declared=_seconds(decoded.header_duration))) from None
+        raise
+
+
+def _seconds(value: float) -> str:
+    return f"{value:.1f} s"
