@@ -42,10 +42,9 @@ UNKNOWN_CODEC = (
     "The recording's audio encoding cannot be decoded (an unknown codec); save it as plain WAV (PCM), FLAC, "
     "MP3 or OGG. " + RETRY
 )
-CUT_OFF = (
-    "The recording is cut off: it stops at {got} of the {declared} its header declares, and the part "
-    "that is there could not be understood. " + RETRY
-)
+CUT_OFF = "The recording is cut off: it stops at {got} of the {declared} its header declares. " + RETRY
+# a recording cut off after most of it: transcribed, with this note
+CUT_OFF_NOTE = "the recording is cut off (it stops at {got} of {declared}): the end of the answer may be missing"
 MISSING_FILE = "The audio file {path} does not exist. Check the path, or type your answer instead."
 FOLDER = "{path} is a folder, not a recording. Give the path of an audio file, or type your answer instead."
 UNREADABLE = "The audio file {path} cannot be read ({why}). Check the path, or type your answer instead."
@@ -81,11 +80,19 @@ class Audio:
         return len(self.samples) / SAMPLE_RATE
 
     @property
+    def declared_duration(self) -> float | None:
+        """The length the file's header declares (a WAV data chunk, an MP3 Xing/Info frame count)."""
+        return self.header_duration or self.source_duration
+
+    @property
     def cut_off(self) -> bool:
         """The file stops well before the length its header declares (a copy or an upload
         that ended early): what is there may end inside a word."""
-        declared = self.header_duration
+        declared = self.declared_duration
         return declared is not None and self.duration < min(declared - 0.25, declared * 0.97)
+
+    def cut_off_text(self, template: str) -> str:
+        return template.format(got=f"{self.duration:.1f} s", declared=f"{self.declared_duration:.1f} s")
 
 
 def format_seconds(seconds: float) -> str:

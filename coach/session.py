@@ -231,6 +231,7 @@ class PracticeEngine:
         from coach.vocabulary import misheard_terms
 
         result.transcript = transcript
+        result.notes.extend(getattr(transcript, "warnings", []))
         result.suggestions = misheard_terms(transcript.text, self.vocabulary(view))
         return result
 

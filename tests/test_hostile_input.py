@@ -628,14 +628,31 @@ def test_an_intact_database_on_a_read_only_mount_is_readable(read_only_mount):
 
 
 @pytest.mark.usefixtures("speech_model")
-def test_a_wav_cut_off_mid_word_is_called_cut_off_not_other_language():
+@pytest.mark.parametrize("kind", ["wav", "mp3"])
+def test_a_recording_cut_off_early_is_called_cut_off(kind):
+    """Cut to 30 % (a WAV keeps its header's length, an MP3 its Info frame count): refused
+    as cut off, not transcribed into invented words or called "not English"."""
     from coach import audio, stt
     from coach.errors import AudioError
 
-    data = mono_wav(fixture("answer.flac"), 16_000)
-    declared = (len(data) - 44) / 32_000
-    cut = data[: 44 + int((len(data) - 44) * 0.3) // 2 * 2]  # the header still declares the whole answer
+    data = mono_wav(fixture("answer.flac"), 16_000) if kind == "wav" else fixture("answer.mp3").read_bytes()
+    cut = data[: int(len(data) * 0.3) // 2 * 2]
     with pytest.raises(AudioError) as caught:
         stt.transcribe(cut)
-    assert str(caught.value) == audio.CUT_OFF.format(got=f"{audio.decode(cut).duration:.1f} s",
-                                                      declared=f"{declared:.1f} s")
+    decoded = audio.decode(cut)
+    assert decoded.cut_off and str(caught.value) == decoded.cut_off_text(audio.CUT_OFF)
+    assert str(caught.value).startswith("The recording is cut off: it stops at ")
+    assert str(caught.value).split(" of the ")[1].startswith("4.5 s")
+
+
+@pytest.mark.usefixtures("speech_model")
+def test_a_recording_cut_off_late_is_transcribed_with_a_warning(tmp_path):
+    from coach import audio
+
+    path = tmp_path / "cut.mp3"
+    data = fixture("answer.mp3").read_bytes()
+    path.write_bytes(data[: int(len(data) * 0.7)])
+    result = coach("transcribe", str(path), "--format", "json")
+    assert result.returncode == 0 and json.loads(result.stdout)["text"]
+    warning = audio.decode(path).cut_off_text(audio.CUT_OFF_NOTE)
+    assert one_line(result.stderr) == f"coach: warning: {warning}"
