@@ -288,6 +288,11 @@ def _use_transcript(turn_id: int, how: str) -> None:
 def _answer_box(engine: PracticeEngine, view: SessionView, kind: str) -> None:
     pending = view.pending
     limit = engine.settings.max_answer_chars
+    # the prompt this page showed when the learner last looked: another tab or process may
+    # have answered it since (then this rerun loads the next one), and a Send must not put
+    # the text typed for that prompt on this one
+    shown = st.session_state.get(f"shown-{view.id}", pending.id)
+    st.session_state[f"shown-{view.id}"] = pending.id
     _restore_draft(engine, view)
     if pending.answer_text and pending.status in ("answered", "failed"):
         if len(pending.answer_text) > limit:
@@ -318,7 +323,11 @@ def _answer_box(engine: PracticeEngine, view: SessionView, kind: str) -> None:
         st.warning(f"This answer is {len(text):,} characters; the limit is {limit:,}. Shorten it before sending.")
     cols = st.columns([1, 1, 1])
     if cols[0].button("Send answer", type="primary", key="send"):
-        _run(lambda: engine.submit(view.id, text, turn_pk=pending.id, **_voice_for(view, text)))
+        if shown != pending.id:  # refused (ConcurrentAnswerError), and its text kept with the turn it answered
+            typed = st.session_state.get(f"draft-{shown}") or st.session_state.get("drafts", {}).get(shown, "")
+            _run(lambda: engine.submit(view.id, typed, turn_pk=shown))
+        else:
+            _run(lambda: engine.submit(view.id, text, turn_pk=pending.id, **_voice_for(view, text)))
     if pending.kind == "retry" and cols[1].button("Skip to the next situation", key="skip"):
         _run(lambda: engine.skip_retry(view.id))
     if pending.kind == "retell" and cols[1].button("Skip the retell", key="skip-retell"):
