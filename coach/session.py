@@ -145,7 +145,9 @@ class PracticeEngine:
             next_prompt = NextPrompt(last.turn_id, last.kind, last.prompt, criterion=last.criterion,
                                      llm=json.loads(last.llm_json) if last.llm_json else None)
         elif last.status == "skipped":
-            next_prompt = self._next_card_turn(view, [t.id for t in view.card.turns].index(last.turn_id) + 1)
+            turn_ids = [t.id for t in view.card.turns]
+            next_prompt = (self._next_card_turn(view, turn_ids.index(last.turn_id) + 1)
+                           if last.turn_id in turn_ids else None)  # a situation removed from the card since
         else:
             scorecard = Scorecard.model_validate_json(last.scorecard_json)
             next_prompt = self._next(view, last, scorecard, last.answer_text or "")
