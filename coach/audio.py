@@ -38,6 +38,13 @@ TOO_LONG = (
     "The recording is {length} long; answers can be at most {limit}. Record a shorter answer "
     "(or split it in two), or type it instead."
 )
+UNKNOWN_CODEC = (
+    "The recording's audio encoding cannot be decoded (an unknown codec); save it as plain WAV (PCM), FLAC, "
+    "MP3 or OGG. " + RETRY
+)
+CUT_OFF = "The recording is cut off: it stops at {got} of the {declared} its header declares. " + RETRY
+# a recording cut off after most of it: transcribed, with this note
+CUT_OFF_NOTE = "the recording is cut off (it stops at {got} of {declared}): the end of the answer may be missing"
 MISSING_FILE = "The audio file {path} does not exist. Check the path, or type your answer instead."
 FOLDER = "{path} is a folder, not a recording. Give the path of an audio file, or type your answer instead."
 UNREADABLE = "The audio file {path} cannot be read ({why}). Check the path, or type your answer instead."
@@ -66,10 +73,26 @@ class Audio:
     samples: np.ndarray
     source_duration: float | None  # what the container says, when it says it
     source_rate: int | None = None  # the recording's own sample rate
+    header_duration: float | None = None  # the length a WAV header declares (its data chunk)
 
     @property
     def duration(self) -> float:
         return len(self.samples) / SAMPLE_RATE
+
+    @property
+    def declared_duration(self) -> float | None:
+        """The length the file's header declares (a WAV data chunk, an MP3 Xing/Info frame count)."""
+        return self.header_duration or self.source_duration
+
+    @property
+    def cut_off(self) -> bool:
+        """The file stops well before the length its header declares (a copy or an upload
+        that ended early): what is there may end inside a word."""
+        declared = self.declared_duration
+        return declared is not None and self.duration < min(declared - 0.25, declared * 0.97)
+
+    def cut_off_text(self, template: str) -> str:
+        return template.format(got=f"{self.duration:.1f} s", declared=f"{self.declared_duration:.1f} s")
 
 
 def format_seconds(seconds: float) -> str:
@@ -93,7 +116,7 @@ def _open_source(source: bytes | bytearray | memoryview | str | Path) -> tuple[o
     header, or once decoding passes the limit."""
     if isinstance(source, (bytes, bytearray, memoryview)):
         data = bytes(source)
-        return io.BytesIO(data), data[:16], len(data)
+        return io.BytesIO(data), data[:HEAD_BYTES], len(data)
     path = Path(source).expanduser()
     if path.is_dir():
         raise AudioError(FOLDER.format(path=path))
@@ -101,10 +124,30 @@ def _open_source(source: bytes | bytearray | memoryview | str | Path) -> tuple[o
         raise AudioError(MISSING_FILE.format(path=path))
     try:
         with path.open("rb") as handle:
-            head = handle.read(16)
+            head = handle.read(HEAD_BYTES)
         return str(path), head, path.stat().st_size
     except OSError as exc:
         raise AudioError(UNREADABLE.format(path=path, why=exc.strerror)) from None
+
+
+HEAD_BYTES = 4096  # the start of a file, read to tell what it is (and a WAV header's lengths)
+
+
+def wav_header_seconds(head: bytes) -> float | None:
+    """How long a RIFF WAV's header says its audio is (data chunk size / byte rate), or None."""
+    import struct
+
+    if head[:4] != b"RIFF" or head[8:12] != b"WAVE":
+        return None
+    byte_rate, position = None, 12
+    while position + 8 <= len(head):
+        chunk, size = head[position : position + 4], struct.unpack("<I", head[position + 4 : position + 8])[0]
+        if chunk == b"fmt " and position + 16 <= len(head):
+            byte_rate = struct.unpack("<I", head[position + 16 : position + 20])[0]
+        elif chunk == b"data":
+            return size / byte_rate if byte_rate else None
+        position += 8 + size + (size & 1)
+    return None
 
 
 def _container_kind(head: bytes) -> str | None:
@@ -154,6 +197,8 @@ def decode(
     with container:
         if not container.streams.audio:
             raise AudioError(NO_AUDIO_TRACK if _container_kind(head) else NOT_AUDIO)
+        if container.streams.audio[0].codec_context is None:  # e.g. WAV format tag 99: no decoder
+            raise AudioError(UNKNOWN_CODEC)
         declared = container_duration(container)
         if max_seconds is not None and declared is not None and declared > max_seconds:
             raise _too_long(declared, max_seconds)
@@ -161,7 +206,8 @@ def decode(
         samples = _decode_samples(container, head, max_seconds)
     if samples.size == 0:
         raise AudioError(NO_SOUND)
-    return Audio(samples=samples, source_duration=declared, source_rate=source_rate)
+    return Audio(samples=samples, source_duration=declared, source_rate=source_rate,
+                 header_duration=wav_header_seconds(head))
 
 
 def _decode_samples(container, head: bytes, max_seconds: float | None) -> np.ndarray:

@@ -90,7 +90,16 @@ class Environment(BaseSettings):
         if url.get_backend_name() == "sqlite" and _in_memory(url.database or "", dict(url.query)):
             raise ValueError("an in-memory SQLite database keeps nothing (every session would be gone when "
                              "the program ends); give a file such as sqlite:///path/to/rehearse.db")
+        unknown = sorted(set(url.query) - SQLITE_DRIVER_ARGS)
+        if url.get_backend_name() == "sqlite" and unknown and url.query.get("uri") != "true":
+            raise ValueError(f"{', '.join(map(repr, unknown))} is not an argument the SQLite driver takes "
+                             "(SQLite URI arguments such as mode=ro need uri=true as well)")
         return value
+
+
+# what the pysqlite driver takes from the query string of a sqlite:/// URL (without uri=true)
+SQLITE_DRIVER_ARGS = {"timeout", "isolation_level", "detect_types", "check_same_thread", "cached_statements",
+                      "uri"}
 
 
 def _in_memory(database: str, query: dict) -> bool:

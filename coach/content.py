@@ -533,11 +533,20 @@ def parse_persona(path: Path, text: str, problems: list[Problem]) -> Persona | N
 
 def markdown_files(folder: Path) -> list[Path]:
     """The content files of a folder: `*.md` but not READMEs, nor hidden files such as an
-    editor's lock file (`.#card.md`, often a link to nowhere)."""
-    return [
-        p for p in sorted(folder.rglob("*.md"))
-        if p.name.lower() != "readme.md" and not any(part.startswith(".") for part in p.relative_to(folder).parts)
-    ]
+    editor's lock file (`.#card.md`, often a link to nowhere). Linked folders are followed
+    (a pack kept elsewhere and linked in), each real folder once, so a link loop ends."""
+    found: list[Path] = []
+    seen: set[str] = set()
+    for root, dirs, files in os.walk(folder, followlinks=True):
+        real = os.path.realpath(root)
+        if real in seen:
+            dirs[:] = []
+            continue
+        seen.add(real)
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        found.extend(Path(root) / name for name in (*files, *dirs)  # a folder named *.md is reported
+                     if name.endswith(".md") and name.lower() != "readme.md" and not name.startswith("."))
+    return sorted(found)
 
 
 def _markdown_files(paths: Iterable[Path]) -> list[Path]:

@@ -147,7 +147,9 @@ class PracticeEngine:
             next_prompt = NextPrompt(last.turn_id, last.kind, last.prompt, criterion=last.criterion,
                                      llm=json.loads(last.llm_json) if last.llm_json else None)
         elif last.status == "skipped":
-            next_prompt = self._next_card_turn(view, [t.id for t in view.card.turns].index(last.turn_id) + 1)
+            turn_ids = [t.id for t in view.card.turns]
+            next_prompt = (self._next_card_turn(view, turn_ids.index(last.turn_id) + 1)
+                           if last.turn_id in turn_ids else None)  # a situation removed from the card since
         else:
             scorecard = Scorecard.model_validate_json(last.scorecard_json)
             next_prompt = self._next(view, last, scorecard, last.answer_text or "")
@@ -233,6 +235,7 @@ class PracticeEngine:
         from coach.vocabulary import misheard_terms
 
         result.transcript = transcript
+        result.notes.extend(getattr(transcript, "warnings", []))
         result.suggestions = misheard_terms(transcript.text, self.vocabulary(view))
         return result
 
@@ -258,10 +261,10 @@ class PracticeEngine:
         else:
             path = Path(audio)
             if not path.is_file():
-                from coach.audio import MISSING_FILE
+                from coach.audio import FOLDER, MISSING_FILE
                 from coach.errors import AudioError
 
-                raise AudioError(MISSING_FILE.format(path=path))
+                raise AudioError((FOLDER if path.is_dir() else MISSING_FILE).format(path=path))
             home = (Path(self.settings.data_dir) / "audio").resolve()
             if home not in path.resolve().parents:
                 path = save_audio_file(self.settings.data_dir, session_id, path.read_bytes(), path.suffix or suffix)

@@ -147,12 +147,22 @@ def _check_sqlite_file(path: Path) -> None:
         raise damaged(str(path), "SQLite quick_check: " + verdict.splitlines()[-1].strip())
 
 
-def _storage_error(exc: Exception, url: str = "") -> StorageError:
+def _read_only_folder(folder: Path) -> bool:
+    try:
+        return bool(os.statvfs(folder).f_flag & os.ST_RDONLY)
+    except OSError:
+        return False
+
+
+def _storage_error(exc: Exception, url: str = "", read_only: Path | None = None) -> StorageError:
     text = str(exc).lower()
     if url.startswith("sqlite:///") and ("malformed" in text or "not a database" in text):
         return damaged(url.split("///", 1)[1], str(exc.args[0] if exc.args else exc).splitlines()[0])
     if "locked" in text or "busy" in text:
         return StorageError("the database is busy or locked by another program; try again in a moment")
+    if ("readonly" in text or "read-only" in text or "attempt to write" in text) and read_only is not None:
+        return StorageError(f"the database {read_only} is on a read-only file system: past sessions can be "
+                            "read, but nothing can be saved; give COACH_DATA_DIR a writable folder to practise")
     if "readonly" in text or "read-only" in text or "attempt to write" in text:
         return StorageError("the database is read-only; check COACH_DATA_DIR or the file's permissions")
     if "unable to open" in text or "could not connect" in text or "connection refused" in text:
@@ -164,11 +174,12 @@ class Store:
     def __init__(self, url: str, *, migrate: bool = True, busy_timeout_s: float = 10.0):
         self.url = normalise_url(url)
         self.is_sqlite = self.url.startswith("sqlite")
+        self.read_only_path: Path | None = None  # a SQLite file on a read-only file system
         try:
             if self.is_sqlite:
                 self._prepare_sqlite_file()
                 self.engine = create_engine(
-                    self.url, connect_args={"timeout": busy_timeout_s, "check_same_thread": False})
+                    self._engine_url(), connect_args={"timeout": busy_timeout_s, "check_same_thread": False})
                 event.listen(self.engine, "connect", _sqlite_pragmas)
             else:
                 self.engine = create_engine(self.url, pool_pre_ping=True)
@@ -179,9 +190,33 @@ class Store:
                 "use sqlite:///path/to/file.db, or postgresql://… after `pip install -e .[postgres]`"
             ) from None
         self._file: tuple[Path, int, int] | None = None  # the SQLite file opened: path, device, inode
-        if migrate:
+        if migrate and self.read_only_path is None:
             self.migrate()
+        elif migrate:
+            self._check_read_only_schema()
         self._remember_file()
+
+    def _engine_url(self) -> str:
+        """The SQLite URL to open: an existing file on a read-only file system (a read-only
+        mount, a CD, a snapshot) is opened immutable, so its history can still be read (SQLite
+        would otherwise need to write its -shm file beside it and say it "cannot open" it)."""
+        path = self._sqlite_path()
+        if path is None or not path.is_file() or not _read_only_folder(path.parent):
+            return self.url
+        self.read_only_path = path
+        return f"sqlite:///{path.as_uri()}?mode=ro&immutable=1&uri=true".replace("sqlite:///file://", "sqlite:///file:")
+
+    def _check_read_only_schema(self) -> None:
+        from alembic.script import ScriptDirectory
+
+        head = ScriptDirectory.from_config(self._alembic_config(None)).get_current_head()
+        try:
+            current = self.revision()
+        except SQLAlchemyError as exc:
+            raise _storage_error(exc, self.url, self.read_only_path) from exc
+        if current != head:
+            raise StorageError(f"the database {self.read_only_path} is on a read-only file system and needs an "
+                               "upgrade first: open it once where it can be written")
 
     def _remember_file(self) -> None:
         if self.is_sqlite and (path := self._sqlite_path()) is not None and path.exists():
@@ -245,7 +280,7 @@ class Store:
             with self.engine.begin() as connection:
                 command.upgrade(self._alembic_config(connection), revision)
         except SQLAlchemyError as exc:
-            raise _storage_error(exc, self.url) from exc
+            raise _storage_error(exc, self.url, self.read_only_path) from exc
 
     def revision(self) -> str | None:
         from alembic.runtime.migration import MigrationContext
@@ -262,7 +297,7 @@ class Store:
             with Session(self.engine, expire_on_commit=False) as session:
                 yield session
         except SQLAlchemyError as exc:
-            raise _storage_error(exc, self.url) from exc
+            raise _storage_error(exc, self.url, self.read_only_path) from exc
 
     def create_session(
         self, card_id: str, persona_id: str, content_version: str, mode: str = "text"
@@ -288,7 +323,7 @@ class Store:
                 raise SessionNotFoundError(f"no session {session_id!r}") from None
             raise TurnPositionTakenError(f"the session already has a prompt at position {position}") from None
         except SQLAlchemyError as exc:
-            raise _storage_error(exc, self.url) from exc
+            raise _storage_error(exc, self.url, self.read_only_path) from exc
         return row
 
     def _update_turn(self, turn_pk: int, expected_version: int | None = None, **values) -> Turn:

@@ -139,3 +139,35 @@ def test_two_practice_processes_on_one_session(tmp_path):
     store = Store(f"sqlite:///{tmp_path / 'rehearse.db'}")
     first_turn = store.get_session(session)[1][0]
     assert [(r.answer_text, r.reason) for r in store.revisions(first_turn.id)] == [(FIRST, "concurrent")]
+
+
+def test_two_browser_tabs_answering_one_prompt(library, tmp_path, monkeypatch):
+    """Two tabs show the same question; the first sends; the second's Send (its rerun loads
+    the follow-up) is refused in place, and its text is kept with the question it answered."""
+    from streamlit.testing.v1 import AppTest
+
+    monkeypatch.setenv("COACH_DATA_DIR", str(tmp_path))
+    engine = PracticeEngine(library, Store(f"sqlite:///{tmp_path / 'rehearse.db'}"))
+    view = engine.start(CARD)
+    question = view.pending.id
+
+    def tab() -> AppTest:
+        at = AppTest.from_file(str(REPO / "app.py"), default_timeout=60)
+        at.session_state["audio_on"] = False
+        at.query_params["session"] = view.id
+        at.run()
+        at.switch_page("coach/ui/pages/interview.py")
+        at.query_params["session"] = view.id
+        return at.run()
+
+    first, second = tab(), tab()
+    first.text_area(key=f"draft-{question}").input(FIRST)
+    first.button(key="send").click().run()
+    assert not first.exception and not first.error, [e.value for e in first.error]
+    second.text_area(key=f"draft-{question}").input(SECOND)
+    second.button(key="send").click().run()
+    assert not second.exception
+    assert [e.value for e in second.error] == [
+        "this prompt was answered meanwhile in another window or process, so this answer was not used; "
+        f"it is kept with the session. Reload the page, or resume with: coach practice --session {view.id}"]
+    assert_one_winner(engine, view.id, FIRST, SECOND, question)

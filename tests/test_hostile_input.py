@@ -11,13 +11,17 @@ import re
 import shutil
 import socket
 import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import COACH, REPO
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from conftest_audio import fixture, mono_wav, speech_model, wav_bytes  # noqa: E402, F401
+
+from tests.conftest import COACH, REPO  # noqa: E402
 
 CARD = "status-update"
 INTERVIEW = "gpu-cluster-optimization"
@@ -534,3 +538,121 @@ def test_empty_jsonl_is_one_line_exit_2_for_both(command, tmp_path):
     result = coach(*args, "--jsonl", str(batch))
     what = "answers" if command == "score" else "requests"
     assert result.returncode == 2 and one_line(result.stderr) == f"coach: {batch} holds no {what}"
+
+
+def unknown_codec_wav(path: Path) -> Path:
+    """A WAV whose format tag (99) no decoder knows."""
+    import struct
+
+    import numpy as np
+
+    data = bytearray(wav_bytes((np.sin(np.arange(16_000) / 5) * 8000).astype(np.int16), 16_000))
+    data[20:22] = struct.pack("<H", 99)
+    path.write_bytes(bytes(data))
+    return path
+
+
+def test_wav_with_an_unknown_format_tag_is_one_line(tmp_path):
+    from coach import audio
+
+    path = unknown_codec_wav(tmp_path / "tag99.wav")
+    result = coach("transcribe", str(path), "--format", "json")
+    assert result.returncode == 2 and one_line(result.stderr) == f"coach: {audio.UNKNOWN_CODEC}"
+    practice = coach("practice", "--card", CARD, "--audio", str(path), env={"COACH_DATA_DIR": str(tmp_path / "d")})
+    assert practice.returncode == 2 and one_line(practice.stderr) == f"coach: {path}: {audio.UNKNOWN_CODEC}"
+
+
+def test_practice_audio_given_a_folder_says_it_is_a_folder(tmp_path):
+    from coach import audio
+
+    result = coach("practice", "--card", CARD, "--audio", str(tmp_path), env={"COACH_DATA_DIR": str(tmp_path / "d")})
+    assert result.returncode == 2
+    assert one_line(result.stderr) == f"coach: {tmp_path}: {audio.FOLDER.format(path=tmp_path)}"
+
+
+def test_a_linked_pack_folder_is_loaded_and_a_link_loop_ends(content, tmp_path):
+    from coach.content import load_library
+
+    elsewhere = tmp_path / "my-pack"
+    shutil.move(str(content / "meetings"), elsewhere)
+    (content / "meetings").symlink_to(elsewhere)
+    (elsewhere / "loop").symlink_to(elsewhere)
+    library = load_library([content], [REPO / "personas"])
+    assert library.problems == [] and CARD in library.cards
+
+
+def test_sqlite_url_with_an_argument_the_driver_ignores_is_one_line(tmp_path):
+    url = f"sqlite:///{tmp_path}/x.db?foo=bar"
+    result = coach("history", env={"COACH_DATABASE_URL": url})
+    assert result.returncode == 2 and one_line(result.stderr) == (
+        f"coach: COACH_DATABASE_URL={url!r} is not valid: 'foo' is not an argument the SQLite driver takes "
+        "(SQLite URI arguments such as mode=ro need uri=true as well) (fix or unset the variable)")
+    assert coach("history", env={"COACH_DATABASE_URL": f"sqlite:///{tmp_path}/x.db?timeout=5"}).stderr == ""
+
+
+def test_an_interview_card_named_on_the_meeting_page_says_where_it_belongs(monkeypatch):
+    at = open_page("coach/ui/pages/practice.py", {}, monkeypatch, card=INTERVIEW)
+    assert [w.value for w in at.warning] == [
+        f"Card `{INTERVIEW}` is a mock interview (the Mock interview page); open it there, or pick one below."]
+
+
+@pytest.fixture
+def read_only_mount(tmp_path):
+    """A small tmpfs at tmp_path/ro, remounted read-only by the test (root only)."""
+    folder = tmp_path / "ro"
+    folder.mkdir()
+    if os.geteuid() != 0 or shutil.which("mount") is None:
+        pytest.skip("mounting a file system needs root")
+    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=8m", "none", str(folder)], capture_output=True).returncode:
+        pytest.skip("cannot mount a tmpfs here")
+    yield folder
+    subprocess.run(["umount", "-l", str(folder)], capture_output=True)
+
+
+def test_an_intact_database_on_a_read_only_mount_is_readable(read_only_mount):
+    import sqlite3
+
+    env = {"COACH_DATA_DIR": str(read_only_mount)}
+    assert coach("practice", "--card", CARD, input=f"{GOOD}\n", env=env).returncode == 0
+    database = read_only_mount / "rehearse.db"
+    connection = sqlite3.connect(database)  # closed cleanly: no -wal or -shm file is left beside it
+    connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    connection.close()
+    assert sorted(p.name for p in read_only_mount.iterdir()) == ["rehearse.db"]
+    assert subprocess.run(["mount", "-o", "remount,ro", str(read_only_mount)]).returncode == 0
+    assert [t["answer"] for t in history(env)[0]["turns"]][0] == GOOD
+    result = coach("practice", "--card", CARD, input=f"{GOOD}\n", env=env)
+    assert result.returncode == 2 and one_line(result.stderr) == (
+        f"coach: the database {database} is on a read-only file system: past sessions can be read, but nothing "
+        "can be saved; give COACH_DATA_DIR a writable folder to practise")
+
+
+@pytest.mark.usefixtures("speech_model")
+@pytest.mark.parametrize("kind", ["wav", "mp3"])
+def test_a_recording_cut_off_early_is_called_cut_off(kind):
+    """Cut to 30 % (a WAV keeps its header's length, an MP3 its Info frame count): refused
+    as cut off, not transcribed into invented words or called "not English"."""
+    from coach import audio, stt
+    from coach.errors import AudioError
+
+    data = mono_wav(fixture("answer.flac"), 16_000) if kind == "wav" else fixture("answer.mp3").read_bytes()
+    cut = data[: int(len(data) * 0.3) // 2 * 2]
+    with pytest.raises(AudioError) as caught:
+        stt.transcribe(cut)
+    decoded = audio.decode(cut)
+    assert decoded.cut_off and str(caught.value) == decoded.cut_off_text(audio.CUT_OFF)
+    assert str(caught.value).startswith("The recording is cut off: it stops at ")
+    assert str(caught.value).split(" of the ")[1].startswith("4.5 s")
+
+
+@pytest.mark.usefixtures("speech_model")
+def test_a_recording_cut_off_late_is_transcribed_with_a_warning(tmp_path):
+    from coach import audio
+
+    path = tmp_path / "cut.mp3"
+    data = fixture("answer.mp3").read_bytes()
+    path.write_bytes(data[: int(len(data) * 0.7)])
+    result = coach("transcribe", str(path), "--format", "json")
+    assert result.returncode == 0 and json.loads(result.stdout)["text"]
+    warning = audio.decode(path).cut_off_text(audio.CUT_OFF_NOTE)
+    assert one_line(result.stderr) == f"coach: warning: {warning}"

@@ -44,6 +44,8 @@ def run_transcribe(args) -> int:
     from coach.config import load_settings
 
     transcript = stt.transcribe(args.audio, load_settings())
+    for warning in transcript.warnings:
+        print(f"coach: warning: {warning}", file=sys.stderr)
     if args.format == "json":
         print(json.dumps(transcript.contract_dict(), ensure_ascii=False))
     else:

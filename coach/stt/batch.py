@@ -77,6 +77,8 @@ def transcribe(audio: bytes | str | Path, settings=None, options: DecodeOptions 
     if vocabulary:
         options = options.with_vocabulary(vocabulary)
     decoded = audio_mod.load(audio, settings.max_audio_seconds)
+    if decoded.cut_off and decoded.duration < 0.5 * decoded.declared_duration:  # too little to trust
+        raise AudioError(decoded.cut_off_text(audio_mod.CUT_OFF))
     narrowband = (decoded.source_rate or audio_mod.SAMPLE_RATE) < audio_mod.SAMPLE_RATE
     windows = speech_windows(decoded.samples, options)
     if not windows:
@@ -85,12 +87,20 @@ def transcribe(audio: bytes | str | Path, settings=None, options: DecodeOptions 
     started = time.perf_counter()
     segments: list[RawSegment] = []
     judged = False
-    for window in windows:
-        segments += decode_speech(model, window, decoded.samples, options)
-        if not judged and segments and segments[-1].end - segments[0].start >= checks.EARLY_CHECK_SECONDS:
-            # Judge the language on the first window, rather than decode all of a long
-            # recording in another language.
-            judged = True
-            if checks.looks_non_english(segments, narrowband):
-                raise AudioError(checks.NOT_ENGLISH)
-    return assemble(segments, decoded.duration, model, time.perf_counter() - started, narrowband)
+    try:
+        for window in windows:
+            segments += decode_speech(model, window, decoded.samples, options)
+            if not judged and segments and segments[-1].end - segments[0].start >= checks.EARLY_CHECK_SECONDS:
+                # Judge the language on the first window, rather than decode all of a long
+                # recording in another language.
+                judged = True
+                if checks.looks_non_english(segments, narrowband):
+                    raise AudioError(checks.NOT_ENGLISH)
+        transcript = assemble(segments, decoded.duration, model, time.perf_counter() - started, narrowband)
+    except AudioError as exc:
+        if decoded.cut_off and str(exc) in (checks.NOT_ENGLISH, checks.NO_SPEECH):  # the cut, not the language
+            raise AudioError(decoded.cut_off_text(audio_mod.CUT_OFF)) from None
+        raise
+    if decoded.cut_off:
+        transcript.warnings.append(decoded.cut_off_text(audio_mod.CUT_OFF_NOTE))
+    return transcript

@@ -31,6 +31,7 @@ class Transcript(BaseModel):
     model: str = ""
     confidence: float | None = None  # mean word probability
     transcribe_seconds: float | None = None
+    warnings: list[str] = Field(default_factory=list)  # e.g. the recording is cut off
 
     def to_timing(self) -> SpeechTiming:
         """What scoring.delivery needs: duration and the timed words with probabilities."""

@@ -62,10 +62,17 @@ def _current_session(engine: PracticeEngine, kind: str) -> SessionView | None:
         widgets.error(f"Cannot open the session: {exc}. Start a new one below.")
         return _forget(kind)
     if view.card.kind != kind:
+        if st.query_params.get("session") == session_id:  # named in the link: say where it belongs
+            st.warning(f"Session {widgets.url_value(session_id)} is {_PAGE_OF[view.card.kind]}; open it there, "
+                       "or start a new one below.")
         return None
     if st.query_params.get("session") != view.id:
         st.query_params["session"] = view.id
     return view
+
+
+_PAGE_OF = {"interview": "a mock interview (the Mock interview page)",
+            "meeting": "a meeting drill (the Meeting practice page)"}
 
 
 def _forget(kind: str) -> None:
@@ -91,6 +98,9 @@ def _start_form(engine: PracticeEngine, kind: str) -> None:
     requested = st.query_params.get("card")
     if requested and requested not in library.cards:
         st.error(f"Unknown card {widgets.url_value(requested)}; pick one below.")
+    elif requested and library.cards[requested].kind != kind:
+        st.warning(f"Card {widgets.url_value(requested)} is {_PAGE_OF[library.cards[requested].kind]}; "
+                   "open it there, or pick one below.")
     ids = [c.id for c in cards]
     index = ids.index(requested) if requested in ids else 0
     card_id = st.selectbox(
@@ -278,6 +288,11 @@ def _use_transcript(turn_id: int, how: str) -> None:
 def _answer_box(engine: PracticeEngine, view: SessionView, kind: str) -> None:
     pending = view.pending
     limit = engine.settings.max_answer_chars
+    # the prompt this page showed when the learner last looked: another tab or process may
+    # have answered it since (then this rerun loads the next one), and a Send must not put
+    # the text typed for that prompt on this one
+    shown = st.session_state.get(f"shown-{view.id}", pending.id)
+    st.session_state[f"shown-{view.id}"] = pending.id
     _restore_draft(engine, view)
     if pending.answer_text and pending.status in ("answered", "failed"):
         if len(pending.answer_text) > limit:
@@ -308,7 +323,11 @@ def _answer_box(engine: PracticeEngine, view: SessionView, kind: str) -> None:
         st.warning(f"This answer is {len(text):,} characters; the limit is {limit:,}. Shorten it before sending.")
     cols = st.columns([1, 1, 1])
     if cols[0].button("Send answer", type="primary", key="send"):
-        _run(lambda: engine.submit(view.id, text, turn_pk=pending.id, **_voice_for(view, text)))
+        if shown != pending.id:  # refused (ConcurrentAnswerError), and its text kept with the turn it answered
+            typed = st.session_state.get(f"draft-{shown}") or st.session_state.get("drafts", {}).get(shown, "")
+            _run(lambda: engine.submit(view.id, typed, turn_pk=shown))
+        else:
+            _run(lambda: engine.submit(view.id, text, turn_pk=pending.id, **_voice_for(view, text)))
     if pending.kind == "retry" and cols[1].button("Skip to the next situation", key="skip"):
         _run(lambda: engine.skip_retry(view.id))
     if pending.kind == "retell" and cols[1].button("Skip the retell", key="skip-retell"):
