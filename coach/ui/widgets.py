@@ -8,6 +8,7 @@ import re
 
 import streamlit as st
 
+from coach import report
 from coach.content import Card
 from coach.llm_judge import LLM_REASON_PREFIX
 from coach.report import escape_md
@@ -197,54 +198,21 @@ def delivery(result: Scorecard) -> None:
 
 
 def summary(result: Summary, korean: bool) -> None:
+    """The end-of-session summary, in the words of `coach report` (coach.report's blocks)."""
     st.subheader("Summary")
-    met = sum(c.met for c in result.criteria)
-    st.markdown(f"**{met} of {len(result.criteria)}** criteria met in this session.")
-    for row in result.criteria:
-        name = label(row.label, row.label_ko, korean)
-        where = f" ({row.turn})" if row.turn else ""
-        if row.met:
-            quote = f" — “{escape_md(row.evidence[0])}”" if row.evidence else ""
-            st.markdown(f"✅ **{name}**{where}{quote}")
-        else:
-            st.markdown(f"⬜ **{name}**{where} — not shown yet")
+    st.markdown(report.result_markdown(result, korean))
     if result.retell:
-        r = result.retell
-        spoken = f", {r.retell_seconds:.0f} s of {r.target_seconds} s" if r.retell_seconds else ""
-        line = (f"**Your retell:** {r.retell_met} of {r.of} criteria in one answer ({r.retell_words} words{spoken}); "
-                f"your first answer had {r.first_met} of {r.of} ({r.first_words} words).")
-        if r.gained:
-            line += f" Now included: {', '.join(r.gained)}."
-        if r.lost:
-            line += f" Left out this time: {', '.join(r.lost)}."
-        st.markdown(line)
-    if result.practise_next:
-        st.markdown("**Practise next**")
-        next_steps(result.practise_next, korean)
-    else:
-        st.markdown("Every criterion was met. Try another card, or this one again for a new variant.")
+        st.markdown(report.retell_markdown(result))
+    st.markdown(report.practise_markdown(result, korean))
     if result.model_answer_gaps:
-        st.markdown("#### Model answers beside your best answer")
+        st.markdown("#### Model answers beside your answers")
         tabs = st.tabs([gap.title for gap in result.model_answer_gaps])
         for tab, gap in zip(tabs, result.model_answer_gaps, strict=True):
             with tab:
                 left, right = st.columns(2)
-                with left:
-                    if result.best:
-                        st.markdown(f"**Your best answer** ({len(result.best.met)} of {result.best.of})")
-                        st.text(result.best.text)
-                        st.caption("Meets: " + (", ".join(result.best.met) or "none yet"))
-                    else:
-                        st.markdown("**Your answers**")
-                with right:
-                    st.markdown("**Model answer**")
-                    st.markdown(gap.text)
-                    st.caption("Meets: " + (", ".join(gap.meets) or "—"))
-                lacked = gap.had + [f"the idea of {c}" for c in gap.concepts]
-                if lacked:
-                    st.markdown(f"**It had what yours lacked:** {', '.join(lacked)}")
-                else:
-                    st.markdown("Your best answer covered everything this one did.")
+                left.markdown(report.yours_markdown(result, gap))
+                right.markdown(report.model_markdown(gap))
+                st.markdown(report.lacked_markdown(gap))
 
 
 def card_preview(card: Card, korean: bool, author: bool = False) -> None:

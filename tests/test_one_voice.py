@@ -1,0 +1,96 @@
+"""One coach, one voice (issue 17): what the learner sees never contradicts itself."""
+
+from __future__ import annotations
+
+import pytest
+
+from coach.report import markdown_report, yours_markdown
+from coach.session import PracticeEngine
+from coach.store import Store
+from coach.summary import summarise
+
+FIRST = "On the TPU pod I profiled the step and rewrote the jit boundaries to remove dynamic shapes."
+SECOND = ("Utilization went from 40% to 83%. I did the profiling while my teammate Jisoo handled the input pipeline. "
+          "We considered rewriting the data loader but the profile ruled it out. If I did it again, I would add a "
+          "recompile check to CI from day one.")
+STATUS = ("For context, I'm working on the billing migration so that invoices come from one system. So far I've "
+          "moved two of the three services. Next week I'll move the last one.")
+
+
+@pytest.fixture
+def engine(library, tmp_path):
+    return PracticeEngine(library, Store(f"sqlite:///{tmp_path / 'one-voice.db'}"))
+
+
+def test_summary_after_skipping_the_retell_has_one_source_for_what_was_met(engine):
+    view = engine.start("gpu-cluster-optimization")
+    engine.submit(view.id, FIRST)
+    engine.submit(view.id, SECOND)
+    engine.finish(view.id)  # "Skip the retell"
+    view = engine.load(view.id)
+    summary = summarise(view)
+    met = {row.label for row in summary.criteria if row.met}
+    assert (summary.met, summary.of) == (6, 6) == (view.result().met, view.result().of)
+    for gap in summary.model_answer_gaps:
+        assert not set(gap.had) & met, f"{gap.title}: ticked above and 'lacked' below: {set(gap.had) & met}"
+        # beside it, the learner's answers that made the session's result, not one "best" answer
+        shown = [summary.answer(n) for n in gap.yours]
+        assert {label for a in shown for label in a.added} == met
+    report = markdown_report(view, summary)
+    assert "Your best answer" not in report and "(4 of 6" not in report
+    assert "Result: 6 of 6 criteria met" in report and "It had what your answers lacked" not in report
+
+
+def test_meeting_summary_shows_the_learners_answer_beside_the_model_answer(engine):
+    view = engine.start("status-update")
+    engine.submit(view.id, STATUS)
+    engine.finish(view.id)
+    summary = summarise(engine.load(view.id))
+    assert summary.model_answer_gaps
+    for gap in summary.model_answer_gaps:
+        assert gap.yours, gap.title
+        assert "billing migration" in yours_markdown(summary, gap)
+
+
+# --- in the app -----------------------------------------------------------------------------
+
+
+def app():
+    from streamlit.testing.v1 import AppTest
+
+    from tests.conftest import REPO
+
+    at = AppTest.from_file(str(REPO / "app.py"), default_timeout=60)
+    at.session_state["audio_on"] = False
+    return at.run()
+
+
+def start(at, kind: str, card: str):
+    page = "coach/ui/pages/interview.py" if kind == "interview" else "coach/ui/pages/practice.py"
+    at.switch_page(page).run()
+    at.selectbox(key=f"{kind}-card").select(card).run()
+    at.button(key=f"{kind}-start").click().run()
+    assert not at.exception, at.exception
+    return at
+
+
+def answer(at, text: str):
+    at.text_area[0].input(text)
+    at.button(key="send").click().run()
+    assert not at.exception, at.exception
+    return at
+
+
+def end(at):
+    at.button(key="end").click().run()
+    at.button(key="end-confirm").click().run()
+    assert not at.exception, at.exception
+    return at
+
+
+def test_app_meeting_summary_fills_your_answers_beside_the_model_answer():
+    at = end(answer(start(app(), "meeting", "status-update"), STATUS))
+    assert at.tabs, "no model answers"
+    for tab in at.tabs:
+        body = "\n".join(m.value for m in tab.markdown)
+        assert "**Your answers**" in body and "billing migration" in body, body
