@@ -94,3 +94,40 @@ def test_app_meeting_summary_fills_your_answers_beside_the_model_answer():
     for tab in at.tabs:
         body = "\n".join(m.value for m in tab.markdown)
         assert "**Your answers**" in body and "billing migration" in body, body
+
+
+def _session(at):
+    return _engine().load(at.query_params["session"])
+
+
+def _engine():
+    from coach.ui import state
+
+    return state.engine()
+
+
+def test_the_persona_follows_the_card_unless_chosen_for_that_card():
+    at = app()
+    at.switch_page("coach/ui/pages/practice.py").run()
+    at.selectbox(key="meeting-card").select("status-update").run()
+    at.selectbox(key="meeting-card").select("polite-disagreement").run()
+    at.button(key="meeting-start").click().run()
+    assert not at.exception, at.exception
+    view = _session(at)
+    assert view.persona.id == "tariq-strategy" == view.card.persona
+    assert view.turns[0].prompt.startswith("Thanks for coming, everyone.")  # Tariq's own greeting
+
+    at = app()
+    at.switch_page("coach/ui/pages/practice.py").run()
+    at.selectbox(key="meeting-card").select("status-update").run()
+    at.selectbox(key="meeting-persona-status-update").select("sofia-product-manager").run()
+    at.selectbox(key="meeting-card").select("video-call-essentials").run()
+    at.button(key="meeting-start").click().run()
+    assert _session(at).persona.id == "ravi-video-call"  # the choice was for the other card
+
+    at = app()
+    at.switch_page("coach/ui/pages/practice.py").run()
+    at.selectbox(key="meeting-card").select("status-update").run()
+    at.selectbox(key="meeting-persona-status-update").select("sofia-product-manager").run()
+    at.button(key="meeting-start").click().run()
+    assert _session(at).persona.id == "sofia-product-manager"  # chosen for this card

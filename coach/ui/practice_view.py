@@ -98,17 +98,24 @@ def _start_form(engine: PracticeEngine, kind: str) -> None:
         format_func=lambda cid: widgets.title(library.cards[cid], korean),
     )
     card = library.cards[card_id]
-    persona_ids = sorted(library.personas)
-    persona_id = st.selectbox(
-        "Persona", persona_ids, index=persona_ids.index(card.persona) if card.persona in persona_ids else 0,
-        key=f"{kind}-persona",
-        format_func=lambda pid: f"{library.personas[pid].name} — {library.personas[pid].role}",
-    )
+    persona_id = _persona_choice(library, card, kind)
     st.caption(widgets.situation(card, korean))
     if st.button("Start", type="primary", key=f"{kind}-start"):
         session_id = start(engine, kind, card_id, persona_id)
         if session_id:
             _open(kind, session_id)
+
+
+def _persona_choice(library, card, kind: str) -> str | None:
+    """The card's own persona unless the learner picks another for this card (the choice is
+    kept per card, so changing the card never carries a persona over); None means the card's."""
+    def name(pid: str | None) -> str:
+        persona = library.personas.get(pid or card.persona)
+        who = f"{persona.name} — {persona.role}" if persona else (pid or card.persona)
+        return f"{who} (this card's persona)" if pid is None else who
+
+    others = sorted(pid for pid in library.personas if pid != card.persona)
+    return st.selectbox("Persona", [None, *others], key=f"{kind}-persona-{card.id}", format_func=name)
 
 
 def _open(kind: str, session_id: str) -> None:
