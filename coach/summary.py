@@ -7,6 +7,7 @@ from __future__ import annotations
 from pydantic import BaseModel, Field
 
 import scoring
+from coach.content import Card
 from coach.session import SessionView
 from scoring.models import Scorecard
 
@@ -220,17 +221,23 @@ def _practise_next(view: SessionView, rows: list[CriterionSummary], scorecards) 
         seen.add(row.id)
         criterion = card.criterion(row.id)
         items.append(PracticeItem(title=criterion.label, tip=criterion.tip, tip_ko=criterion.tip_ko))
-    words = sum(s.delivery.word_count for s in scorecards) or 1
-    fillers = sum(s.delivery.filler_count for s in scorecards)
-    hedges = sum(s.delivery.hedge_count for s in scorecards)
-    longest = max((s.delivery.avg_sentence_words for s in scorecards), default=0)
-    if fillers / words > 0.03:
-        items.append(FILLER_TIP)
-    if hedges / words > 0.03:
-        items.append(HEDGE_TIP)
-    if longest > 28:
-        items.append(LENGTH_TIP)
+    items += delivery_tips(card, [s.delivery for s in scorecards])
     return items[:3]
+
+
+def delivery_tips(card: Card, deliveries: list) -> list[PracticeItem]:
+    """Tips from the delivery of these answers (fillers, hedges, long sentences). Meeting
+    drills teach softeners ("I think", "maybe", "I'm not sure, but"), so a meeting card never
+    gets the advice to drop hedges; an interview answer does, where it sounds unsure of facts."""
+    words = sum(d.word_count for d in deliveries) or 1
+    items = []
+    if sum(d.filler_count for d in deliveries) / words > 0.03:
+        items.append(FILLER_TIP)
+    if card.kind == "interview" and sum(d.hedge_count for d in deliveries) / words > 0.03:
+        items.append(HEDGE_TIP)
+    if max((d.avg_sentence_words for d in deliveries), default=0) > 28:
+        items.append(LENGTH_TIP)
+    return items
 
 
 def next_steps(view: SessionView, limit: int = 2) -> list[PracticeItem]:
@@ -251,13 +258,4 @@ def next_steps(view: SessionView, limit: int = 2) -> list[PracticeItem]:
         PracticeItem(title=c.label, tip=c.tip, tip_ko=c.tip_ko)
         for c in (view.card.criterion(s.criterion) for s in view.result().missing() if s.card_turn == card_turn)
     ]
-    items = items[:limit]
-    d = last.delivery
-    words = d.word_count or 1
-    if len(items) < limit and d.filler_count / words > 0.03:
-        items.append(FILLER_TIP)
-    if len(items) < limit and d.hedge_count / words > 0.03:
-        items.append(HEDGE_TIP)
-    if len(items) < limit and d.avg_sentence_words > 28:
-        items.append(LENGTH_TIP)
-    return items
+    return (items[:limit] + delivery_tips(view.card, [last.delivery]))[:limit]

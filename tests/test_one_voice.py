@@ -131,3 +131,35 @@ def test_the_persona_follows_the_card_unless_chosen_for_that_card():
     at.selectbox(key="meeting-persona-status-update").select("sofia-product-manager").run()
     at.button(key="meeting-start").click().run()
     assert _session(at).persona.id == "sofia-product-manager"  # chosen for this card
+
+
+SOFT_DISAGREEMENT = ("I see why the plan starts with all regions, and I think it's a good goal. I'm not sure, but maybe "
+                     "we could start with one region first, because I think the monitoring isn't ready yet. "
+                     "What do you think?")
+
+
+@pytest.mark.parametrize("card, text", [
+    ("polite-disagreement", SOFT_DISAGREEMENT),
+    ("video-call-essentials", "Sorry, I think my video froze. Maybe you can hear me now?"),
+])
+def test_meeting_drills_never_get_the_advice_to_drop_softeners(engine, card, text):
+    from coach.summary import next_steps
+
+    view = engine.start(card)
+    engine.submit(view.id, text)
+    view = engine.load(view.id)
+    assert view.scorecards()[-1][1].delivery.hedge_count / view.scorecards()[-1][1].delivery.word_count > 0.03
+    assert all("hedge" not in item.title.lower() for item in next_steps(view, limit=3))
+    engine.finish(view.id)
+    summary = summarise(engine.load(view.id))
+    assert all("hedge" not in item.title.lower() for item in summary.practise_next)
+
+
+def test_an_interview_answer_full_of_hedges_still_gets_the_tip(library):
+    import scoring
+    from coach.summary import delivery_tips
+
+    card = library.card("gpu-cluster-optimization")
+    text = "I think maybe we sort of profiled it, I guess, and perhaps it was probably faster, maybe."
+    delivery = scoring.score(card, "main", text).delivery
+    assert "Fewer hedges" in [item.title for item in delivery_tips(card, [delivery])]

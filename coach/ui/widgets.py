@@ -156,7 +156,7 @@ def scorecard(card: Card, result: Scorecard, answer: str, korean: bool,
             st.markdown(f"⬜ **{name}** — not in this answer. {escape_md(what)}")
     if result.llm:
         _llm_opinion(card, result)
-    delivery(result)
+    delivery(result, meeting=card.kind == "meeting")
     for item in result.feedback:
         if item.criterion in earlier:
             continue
@@ -179,12 +179,15 @@ def _llm_opinion(card: Card, result: Scorecard) -> None:
         )
 
 
-def delivery(result: Scorecard) -> None:
+def delivery(result: Scorecard, meeting: bool = False) -> None:
     d = result.delivery
     cols = st.columns(4)
     cols[0].metric("Words", d.word_count)
     cols[1].metric("Fillers", d.filler_count, help=d.filler_note)
-    cols[2].metric("Hedges", d.hedge_count)
+    if meeting:  # the drill teaches them: counted, never marked down
+        cols[2].metric("Softeners", d.hedge_count, help="'I think', 'maybe': in a meeting they keep a point polite.")
+    else:
+        cols[2].metric("Hedges", d.hedge_count)
     cols[3].metric("Words / min", d.words_per_minute if d.words_per_minute is not None else "—")
     if d.long_pauses:
         pauses = ", ".join(
