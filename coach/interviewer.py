@@ -117,12 +117,21 @@ def persona_words(persona: Persona, question: str, index: int) -> str:
     return f"{persona.follow_up_lead_ins[index % len(persona.follow_up_lead_ins)]} {question}"
 
 
-def retry_prompt(card: Card, persona: Persona, turn_id: str, missing: list[Criterion]) -> NextPrompt:
+def retry_prompt(card: Card, persona: Persona, turn_id: str, missing: list[Criterion],
+                 met: list[Criterion] | None = None, index: int = 0) -> NextPrompt:
+    """Another go at a meeting situation, for what is still missing. When the answer already
+    met part of it, the persona takes that and asks only for the missing piece (its lead-in
+    and the criterion's follow-up); its `retry_line` ("Let's try that again …") is only for an
+    answer that met nothing, so the persona never contradicts the scorecard."""
     hint = missing[0].follow_ups[0] if missing else card.turn(turn_id).prompt
+    if met:
+        prompt = persona_words(persona, hint, index)
+    else:
+        prompt = f"{persona.retry_line} {hint}"
     return NextPrompt(
         turn_id=turn_id,
         kind="retry",
-        prompt=f"{persona.retry_line} {hint}",
+        prompt=prompt,
         criterion=missing[0].id if missing else None,
     )
 

@@ -395,11 +395,14 @@ class PracticeEngine:
 
     def _next_meeting(self, view: SessionView, turn: Turn, scorecard: Scorecard) -> NextPrompt | None:
         card_turn_ids = [t.id for t in view.card.turns]
-        missing = [view.card.criterion(state.criterion) for state in view.result().missing()
+        result = view.result()
+        missing = [view.card.criterion(state.criterion) for state in result.missing()
                    if state.card_turn == turn.turn_id]
+        met = [view.card.criterion(cid) for cid in result.met_ids(turn.turn_id)]
         retried = any(t.kind == "retry" and t.turn_id == turn.turn_id for t in view.turns)
         if missing and not retried:
-            return interviewer.retry_prompt(view.card, view.persona, turn.turn_id, missing)
+            retries = sum(1 for t in view.turns if t.kind == "retry")
+            return interviewer.retry_prompt(view.card, view.persona, turn.turn_id, missing, met, retries)
         return self._next_card_turn(view, card_turn_ids.index(turn.turn_id) + 1)
 
     def _next_card_turn(self, view: SessionView, index: int) -> NextPrompt | None:

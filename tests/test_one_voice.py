@@ -163,3 +163,20 @@ def test_an_interview_answer_full_of_hedges_still_gets_the_tip(library):
     text = "I think maybe we sort of profiled it, I guess, and perhaps it was probably faster, maybe."
     delivery = scoring.score(card, "main", text).delivery
     assert "Fewer hedges" in [item.title for item in delivery_tips(card, [delivery])]
+
+
+def test_the_persona_never_asks_to_try_again_when_the_answer_met_criteria(engine, library):
+    view = engine.start("status-update")
+    result = engine.submit(view.id, STATUS)
+    assert {"context", "progress", "next_steps"} <= set(result.session_met)
+    persona = library.persona("anya-team-lead")
+    assert persona.retry_line not in result.next_prompt
+    assert "try that again" not in result.next_prompt.lower() and "what it's about" not in result.next_prompt
+    # it asks for the one piece still missing, in the card's words
+    assert library.card("status-update").criterion("blocker_or_ask").follow_ups[0] in result.next_prompt
+
+
+def test_an_answer_that_met_nothing_gets_the_personas_retry_line(engine, library):
+    view = engine.start("status-update")
+    result = engine.submit(view.id, "Yes.")
+    assert library.persona("anya-team-lead").retry_line in result.next_prompt
