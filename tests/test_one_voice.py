@@ -180,3 +180,52 @@ def test_an_answer_that_met_nothing_gets_the_personas_retry_line(engine, library
     view = engine.start("status-update")
     result = engine.submit(view.id, "Yes.")
     assert library.persona("anya-team-lead").retry_line in result.next_prompt
+
+
+def test_stage_directions_are_not_read_aloud(library, monkeypatch):
+    from coach import tts
+
+    spoken = []
+    monkeypatch.setattr(tts, "_render", lambda text, voice, directory: spoken.append(text) or b"RIFF")
+    monkeypatch.setattr(tts, "_read_cached", lambda path: None)
+    monkeypatch.setattr(tts, "_write_atomic", lambda path, data: None)
+    prompt = library.card("video-call-essentials").turn("ask-repeat").prompt
+    assert "[the audio breaks up]" in prompt
+    tts.synthesize(prompt)
+    assert spoken and "[" not in spoken[0] and "audio breaks up" not in spoken[0]
+    assert spoken[0].startswith("So the vendor said the new nodes arrive...")
+    assert tts.spoken_text("The load test moved to... [static] ...so please") == "The load test moved to... ...so please"
+
+
+def _texts(at) -> str:
+    parts = [m.value for m in at.markdown] + [c.value for c in at.caption] + [e.value for e in at.error]
+    parts += [i.value for i in at.info] + [s.value for s in at.success] + [t.value for t in at.text]
+    parts += [e.label for e in at.expander] + [t.label for t in at.tabs]
+    return "\n".join(str(p) for p in parts)
+
+
+TURN_IDS = ["check-connection", "ask-repeat", "take-floor", "yield-floor", "share-screen", "(main)"]
+
+
+def test_video_call_moments_are_named_for_learners_never_by_id():
+    at = start(app(), "meeting", "video-call-essentials")
+    body = _texts(at)
+    assert "Moment 1 of 5: Your video froze: check they can see and hear you" in body
+    at = answer(at, "Okay.")
+    body = _texts(at)
+    assert not [i for i in TURN_IDS if i in body], [i for i in TURN_IDS if i in body]
+    missing = next(c.value for c in at.caption if c.value.startswith("Still missing:"))
+    assert missing.count("A phrase that fits the moment") == 1, missing  # this moment only
+    at.button(key="skip").click().run()
+    body = _texts(at)
+    assert "Moment 2 of 5: Ravi's audio broke up: ask him to repeat" in body
+    assert "*(the audio breaks up)*" in body and "[the audio breaks up]" not in body
+    at = end(at)
+    body = _texts(at)
+    assert not [i for i in TURN_IDS if i in body], [i for i in TURN_IDS if i in body]
+    assert "Ravi's audio broke up: ask him to repeat" in [t.label for t in at.tabs]
+
+
+def test_a_single_situation_meeting_names_no_turn():
+    at = end(answer(start(app(), "meeting", "status-update"), STATUS))
+    assert "(main)" not in _texts(at)

@@ -171,8 +171,8 @@ def _so_far(result: SessionResult, view: SessionView, korean: bool) -> None:
         numbers = _answer_numbers(view)
         for state_ in result.criteria.values():
             label = widgets.label(state_.label, state_.label_ko, korean)
-            if "/" in state_.key:  # a meeting card with several situations
-                label += f" ({state_.card_turn.replace('-', ' ')})"
+            if view.card.several_moments:
+                label += f" ({view.card.turn_label(state_.card_turn)})"
             if state_.met:
                 quote = widgets.escape_md(state_.evidence[0]) if state_.evidence else ""
                 st.markdown(f"✅ **{label}** — answer {numbers.get(state_.turn, '?')}: “{quote}”")
@@ -195,6 +195,9 @@ def _prompt(view: SessionView, turn: Turn) -> None:
     current = turn is view.pending
     with st.chat_message("assistant"):
         hint = interviewer.korean_hint(card, turn.kind, turn.turn_id, turn.criterion)
+        if current and card.several_moments and turn.kind == "question":
+            number = [t.id for t in card.turns].index(turn.turn_id) + 1
+            st.caption(f"Moment {number} of {len(card.turns)}: {card.turn_label(turn.turn_id, state.korean())}")
         listening.persona_line(turn.prompt, view.persona, current=current, korean_text=hint, key=f"line-{turn.id}")
         if current and turn.kind == "question" and card.kind == "interview" and card.estimated_seconds:
             st.caption(f"Aim for about {card.estimated_seconds} seconds: one real project, in your own words.")

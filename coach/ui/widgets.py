@@ -108,17 +108,21 @@ def _first_sentence(text: str) -> str:
 
 
 def turn_feedback(card: Card, result: SessionResult, delta: TurnDelta, korean: bool) -> None:
-    """What one answer added to the session's rubric, and what is still missing: one or two lines."""
+    """What one answer added to the session's rubric, and what is still missing in the same
+    situation: one or two lines."""
     def names(keys: list[str]) -> str:
-        return ", ".join(result.criteria[k].label for k in keys)
+        return ", ".join(label(result.criteria[k].label, result.criteria[k].label_ko, korean) for k in keys)
 
     added = f"✅ Added: **{names(delta.added)}**" if delta.added else "No new criterion in this answer"
     st.markdown(f"{added} · so far **{delta.met_so_far} of {delta.of}**")
-    turn_of = {k: result.criteria[k].card_turn for k in delta.added + delta.again}
-    card_turn = next(iter(turn_of.values()), None)
-    missing = [k for k in delta.missing if card_turn is None or result.criteria[k].card_turn == card_turn]
+    missing = [k for k in delta.missing if not delta.card_turn or result.criteria[k].card_turn == delta.card_turn]
     if missing:
         st.caption(f"Still missing: {names(missing)}")
+
+
+def stage_directions(text: str) -> str:
+    """Author text with its stage directions ("[the audio breaks up]") in italics."""
+    return re.sub(r"\[([^\[\]]+)\]", r"*(\1)*", text)
 
 
 def next_steps(items, korean: bool) -> None:
@@ -224,7 +228,8 @@ def card_preview(card: Card, korean: bool, author: bool = False) -> None:
     st.caption(" · ".join(x for x in (card.level, ", ".join(card.tags)) if x))
     st.markdown(situation(card, korean))
     for turn in card.turns:
-        st.markdown(f"**{'Question' if card.kind == 'interview' else turn.id}:** {turn.prompt}")
+        name = "Question" if card.kind == "interview" else card.turn_label(turn.id, korean)
+        st.markdown(f"**{name}:** {stage_directions(turn.prompt)}")
         if turn.prompt_ko and korean:
             st.caption(turn.prompt_ko)
     st.markdown("**What a good answer shows**")
