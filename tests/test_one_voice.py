@@ -219,7 +219,8 @@ def test_video_call_moments_are_named_for_learners_never_by_id():
     at.button(key="skip").click().run()
     body = _texts(at)
     assert "Moment 2 of 5: Ravi's audio broke up: ask him to repeat" in body
-    assert "*(the audio breaks up)*" in body and "[the audio breaks up]" not in body
+    directions = ["the audio breaks up", "static", "Ravi freezes"]  # one per variant of the line
+    assert any(f"*({d})*" in body for d in directions) and not any(f"[{d}]" in body for d in directions)
     at = end(at)
     body = _texts(at)
     assert not [i for i in TURN_IDS if i in body], [i for i in TURN_IDS if i in body]
