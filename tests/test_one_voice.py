@@ -230,3 +230,43 @@ def test_video_call_moments_are_named_for_learners_never_by_id():
 def test_a_single_situation_meeting_names_no_turn():
     at = end(answer(start(app(), "meeting", "status-update"), STATUS))
     assert "(main)" not in _texts(at)
+
+
+def test_history_progress_is_per_card_counts_finished_sessions_once_in_local_time(engine, library):
+    from coach.progress import criterion_progress, weak_skills, when, zone
+    from coach.report import history
+
+    interview = engine.start("gpu-cluster-optimization")
+    engine.submit(interview.id, FIRST)
+    engine.finish(interview.id)
+    other = engine.start("energy-aware-scheduling")  # shares criterion ids with another label
+    engine.submit(other.id, FIRST)
+    engine.finish(other.id)
+    video = engine.start("video-call-essentials")  # five situations, each asks "polite"
+    for _ in range(5):
+        pending = engine.load(video.id).pending
+        if pending is None:
+            break
+        if pending.kind == "retry":
+            engine.skip_retry(video.id)
+            continue
+        engine.submit(video.id, "Sorry, could you please say that again?")
+    engine.finish(video.id)
+    unfinished = engine.start("gpu-cluster-optimization")
+    engine.submit(unfinished.id, SECOND)  # answered, not finished
+    records = history(engine.store, library=library)
+    skills = weak_skills(records, library)
+    for row in skills:
+        assert row["sessions"] == 1, row  # one session each; the unfinished one does not count
+    labels = [row["skill"] for row in skills]
+    assert len(labels) == len(set(labels))
+    assert any(label.startswith("What you changed yourself · ") for label in labels)
+    assert any(label.startswith("Optimization you did yourself · ") for label in labels)
+    polite = [row for row in skills if row["card"] == "video-call-essentials" and row["criterion"] == "polite"]
+    assert len(polite) == 1 and polite[0]["sessions"] == 1
+    rows = criterion_progress(records, library, "gpu-cluster-optimization")
+    assert {r["order"] for r in rows} == {1}  # the unfinished session is not a column
+    seoul = zone("Asia/Seoul")
+    assert when("2026-12-01T06:53:00+00:00", seoul) == "1 Dec 15:53"
+    assert when("2026-12-01T06:53:00", seoul) == "1 Dec 15:53"  # a naive store time is UTC
+    assert zone("Not/AZone") is None

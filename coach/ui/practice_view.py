@@ -84,7 +84,8 @@ def _start_form(engine: PracticeEngine, kind: str) -> None:
         return
     unfinished = engine.latest_active(kind)
     if unfinished is not None and unfinished.answered:
-        label = session_label(session_record(unfinished.row, unfinished.turns, unfinished.card), library)
+        label = session_label(session_record(unfinished.row, unfinished.turns, unfinished.card), library,
+                              state.timezone())
         st.info(f"You have an unfinished session: {label}")
         if st.button("Resume it", type="primary", key=f"{kind}-resume"):
             _open(kind, unfinished.id)

@@ -57,6 +57,16 @@ def korean() -> bool:
     return st.session_state.get("lang", "한국어 + English") != "English"
 
 
+def timezone():
+    """The learner's time zone, from the browser (None: the server's own)."""
+    from coach.progress import zone
+
+    try:
+        return zone(st.context.timezone)
+    except Exception:  # noqa: BLE001 - no browser context (AppTest, bare mode)
+        return None
+
+
 def audio_on() -> bool:
     return st.session_state.get("audio_on", True)
 
