@@ -270,3 +270,10 @@ def test_history_progress_is_per_card_counts_finished_sessions_once_in_local_tim
     assert when("2026-12-01T06:53:00+00:00", seoul) == "1 Dec 15:53"
     assert when("2026-12-01T06:53:00", seoul) == "1 Dec 15:53"  # a naive store time is UTC
     assert zone("Not/AZone") is None
+
+
+def test_the_flagship_korean_intro_says_what_the_english_says(library):
+    card = library.card("gpu-cluster-optimization")
+    korean = [p for p in card.sections["Situation"].split("\n\n") if "면접" in p][0]
+    assert "카카오" not in korean  # the English names no company
+    assert "여섯 가지" in korean and len(card.criteria) == 6
