@@ -277,3 +277,17 @@ def test_the_flagship_korean_intro_says_what_the_english_says(library):
     korean = [p for p in card.sections["Situation"].split("\n\n") if "면접" in p][0]
     assert "카카오" not in korean  # the English names no company
     assert "여섯 가지" in korean and len(card.criteria) == 6
+
+
+def test_typed_answers_offer_no_transcript_correction_and_the_closing_line_is_spoken(monkeypatch):
+    from coach import tts
+
+    spoken = []
+    monkeypatch.setattr(tts, "synthesize", lambda text, voice=None, settings=None: spoken.append(text) or
+                        b"RIFF" + f"{text}{voice}".encode())
+    at = answer(start(app(), "meeting", "status-update"), STATUS)
+    assert "Correct the transcript and re-score" not in [e.label for e in at.expander]
+    at.session_state["audio_on"] = True
+    at = end(at)
+    closing = _session(at).persona.closing
+    assert closing in spoken and closing in _texts(at)

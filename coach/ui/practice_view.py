@@ -151,6 +151,8 @@ def _conversation(engine: PracticeEngine, view: SessionView, kind: str) -> None:
             _exchange(view, index, turn, result, korean, newest=True, show_prompt=index != last)
         if last is not None:
             voice.term_hints(engine, view, view.turns[last])
+            if view.turns[last].transcript_json or view.turns[last].audio_path:  # spoken: its transcript
+                voice.correction(engine, view, view.turns[last])
     if st.session_state.get("scroll-to-newest"):
         # rendered again on every rerun, unchanged until the next answer: a rerun the page
         # makes by itself (a component reporting its state) would otherwise remove it and
@@ -162,8 +164,6 @@ def _conversation(engine: PracticeEngine, view: SessionView, kind: str) -> None:
         _finished(view, korean, kind)
         return
     _answer_box(engine, view, kind)
-    if last is not None:
-        voice.correction(engine, view, view.turns[last])
 
 
 def _so_far(result: SessionResult, view: SessionView, korean: bool) -> None:
@@ -373,7 +373,9 @@ def _run(action) -> None:
 
 
 def _finished(view: SessionView, korean: bool, kind: str) -> None:
-    st.success(view.persona.closing)
+    with st.chat_message("assistant"):  # the closing line is spoken like every other line
+        listening.persona_line(view.persona.closing, view.persona, current=True, korean_text=None,
+                               key=f"closing-{view.id}")
     result = summarise(view)
     widgets.summary(result, korean)
     st.download_button(

@@ -297,8 +297,10 @@ def correction(engine: PracticeEngine, view: SessionView, turn) -> None:
         except CoachError as exc:
             st.error(str(exc))
             return
-        if result.notes:
-            st.session_state["notes"] = list(result.notes)
+        card = result.scorecard
+        met = sum(r.met for r in card.criteria.values())
+        st.session_state["notes"] = [f"Re-scored your corrected answer: on its own it meets {met} of "
+                                     f"{len(card.criteria)} criteria."] + list(result.notes)
         st.session_state.get(HINTS, {}).pop(turn.id, None)
         st.rerun()
 
