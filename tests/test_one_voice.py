@@ -291,3 +291,13 @@ def test_typed_answers_offer_no_transcript_correction_and_the_closing_line_is_sp
     at = end(at)
     closing = _session(at).persona.closing
     assert closing in spoken and closing in _texts(at)
+
+
+def test_an_over_long_answer_is_refused_with_one_message():
+    at = start(app(), "interview", "gpu-cluster-optimization")
+    at.text_area[0].input("I profiled the step. " * 1300)
+    at.button(key="send").click().run()
+    assert not at.exception, at.exception
+    messages = [m.value for m in list(at.error) + list(at.warning) if "limit" in m.value]
+    assert len(messages) == 1, messages
+    assert "It is saved" in messages[0]

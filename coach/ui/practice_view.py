@@ -315,15 +315,18 @@ def _answer_box(engine: PracticeEngine, view: SessionView, kind: str) -> None:
     text = st.text_area("Your answer", key=_draft_key(pending), height=120,
                         placeholder="Type your answer here, or record above: Stop sends what you said.")
     st.session_state.setdefault("drafts", {})[pending.id] = text
-    if len(text) > limit:
-        st.warning(f"This answer is {len(text):,} characters; the limit is {limit:,}. Shorten it before sending.")
+    length_note = st.empty()  # one message about the length: this one, or the refusal of a send
     cols = st.columns([1, 1, 1])
+    refused = False
     if cols[0].button("Send answer", type="primary", key="send"):
-        _run(lambda: engine.submit(view.id, text, **_voice_for(view, text)))
+        refused = not _run(lambda: engine.submit(view.id, text, **_voice_for(view, text)), where=length_note)
     if pending.kind == "retry" and cols[1].button("Skip to the next situation", key="skip"):
         _run(lambda: engine.skip_retry(view.id))
     if pending.kind == "retell" and cols[1].button("Skip the retell", key="skip-retell"):
         _run(lambda: engine.finish(view.id))
+    if len(text) > limit and not refused:
+        length_note.warning(f"This answer is {len(text):,} characters; the limit is {limit:,}. "
+                            "Shorten it before sending.")
     _end_button(engine, view, cols[2])
 
 
@@ -358,18 +361,21 @@ def _end_button(engine: PracticeEngine, view: SessionView, column) -> None:
         st.rerun()
 
 
-def _run(action) -> None:
+def _run(action, where=None) -> bool:
+    """One gesture: the engine call, then a rerun that renders its result; False (with the
+    message, in `where` when given) when the engine refused it."""
     try:
         result = action()
     except CoachError as exc:
-        widgets.error(str(exc))
-        return
+        (where or st).error(widgets.escape_md(str(exc)))
+        return False
     notes = getattr(result, "notes", None)
     if notes:
         st.session_state["notes"] = notes
     st.session_state["scroll-to-newest"] = True
     voice.clear()
     st.rerun()
+    return True  # not reached: the rerun starts the page again
 
 
 def _finished(view: SessionView, korean: bool, kind: str) -> None:
