@@ -301,3 +301,15 @@ def test_an_over_long_answer_is_refused_with_one_message():
     messages = [m.value for m in list(at.error) + list(at.warning) if "limit" in m.value]
     assert len(messages) == 1, messages
     assert "It is saved" in messages[0]
+
+
+def test_a_weak_first_answer_hears_what_was_good_first_and_a_short_missing_list():
+    at = answer(start(app(), "interview", "gpu-cluster-optimization"),
+                "At my last job I worked on GPU training for a big model. It was slow.")
+    body = _texts(at)
+    assert "A start to build on: “At my last job I worked on GPU training for a big model.”" in body
+    missing = next(c.value for c in at.caption if c.value.startswith("Still missing:"))
+    assert missing.count(",") <= 1 and "and 4 more" in missing, missing
+    at = answer(at, "Utilization went from 40% to 83% after I removed the recompiles.")
+    added = next(m.value for m in at.markdown if m.value.startswith("✅ Added:"))
+    assert "The number that proves it" in added and "** — “" in added and "40%" in added, added

@@ -227,7 +227,7 @@ def _exchange(view: SessionView, index: int, turn: Turn, result: SessionResult, 
                 st.markdown(f"Your retell: **{retell.retell_met} of {retell.of}** in one answer "
                             f"(your first answer: {retell.first_met} of {retell.of})")
             elif delta is not None:
-                widgets.turn_feedback(card, result, delta, korean)
+                widgets.turn_feedback(card, result, delta, korean, scorecard, turn.answer_text)
             if newest:
                 widgets.next_steps(next_steps(view, limit=1), korean)
             with st.expander("Full scorecard and tips"):

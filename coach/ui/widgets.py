@@ -107,17 +107,30 @@ def _first_sentence(text: str) -> str:
     return text if end < 0 else text[: end + 1]
 
 
-def turn_feedback(card: Card, result: SessionResult, delta: TurnDelta, korean: bool) -> None:
-    """What one answer added to the session's rubric, and what is still missing in the same
-    situation: one or two lines."""
+def turn_feedback(card: Card, result: SessionResult, delta: TurnDelta, korean: bool,
+                  scorecard: Scorecard | None = None, answer: str = "") -> None:
+    """What one answer did, good part first with its quote, then at most two things still
+    missing in the same situation (the rest are in the full scorecard)."""
     def names(keys: list[str]) -> str:
         return ", ".join(label(result.criteria[k].label, result.criteria[k].label_ko, korean) for k in keys)
 
-    added = f"✅ Added: **{names(delta.added)}**" if delta.added else "No new criterion in this answer"
-    st.markdown(f"{added} · so far **{delta.met_so_far} of {delta.of}**")
+    def quote(keys: list[str]) -> str:
+        verdict = scorecard.criteria.get(result.criteria[keys[0]].criterion) if scorecard else None
+        return f" — “{escape_md(verdict.evidence[0])}”" if verdict and verdict.evidence else ""
+
+    so_far = f" · so far **{delta.met_so_far} of {delta.of}**"
+    if delta.added:
+        st.markdown(f"✅ Added: **{names(delta.added)}**{quote(delta.added)}{so_far}")
+    elif delta.again:
+        st.markdown(f"👍 Shown again: **{names(delta.again)}**{quote(delta.again)} · nothing new yet{so_far}")
+    else:
+        start = _first_sentence(answer)
+        good = f"A start to build on: “{escape_md(start)}”" if start else "No new criterion yet"
+        st.markdown(f"{good} · no criterion met yet{so_far}")
     missing = [k for k in delta.missing if not delta.card_turn or result.criteria[k].card_turn == delta.card_turn]
     if missing:
-        st.caption(f"Still missing: {names(missing)}")
+        more = f" and {len(missing) - 2} more (in the full scorecard)" if len(missing) > 2 else ""
+        st.caption(f"Still missing: {names(missing[:2])}{more}")
 
 
 def stage_directions(text: str) -> str:
