@@ -313,3 +313,22 @@ def test_a_weak_first_answer_hears_what_was_good_first_and_a_short_missing_list(
     at = answer(at, "Utilization went from 40% to 83% after I removed the recompiles.")
     added = next(m.value for m in at.markdown if m.value.startswith("✅ Added:"))
     assert "The number that proves it" in added and "** — “" in added and "40%" in added, added
+
+
+def test_language_and_hidden_text_survive_a_reload():
+    from streamlit.testing.v1 import AppTest
+
+    from tests.conftest import REPO
+
+    at = app()
+    at.radio(key="lang").set_value("English").run()
+    at.toggle(key="hide_text").set_value(True).run()
+    assert at.query_params["lang"] == "english" and at.query_params["hide"] == "true"
+    fresh = AppTest.from_file(str(REPO / "app.py"), default_timeout=60)  # the reload: a new browser session
+    for name, value in at.query_params.items():
+        fresh.query_params[name] = value
+    fresh.run()
+    assert not fresh.exception, fresh.exception
+    assert fresh.radio(key="lang").value == "English" and fresh.toggle(key="hide_text").value is True
+    assert fresh.toggle(key="audio_on").value is False  # app() turned the voice off
+    assert fresh.toggle(key="autoplay").value is True  # untouched choices keep their defaults
