@@ -35,7 +35,6 @@ def session_record(row: PracticeSession, turns: list[Turn], card: Card | None = 
         "id": row.id,
         "card": row.card_id,
         "persona": row.persona_id,
-        "mode": row.mode,
         "status": row.status,
         "started_at": row.started_at.isoformat(),
         "finished_at": row.finished_at.isoformat() if row.finished_at else None,

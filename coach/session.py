@@ -105,10 +105,10 @@ class PracticeEngine:
 
     # --- lifecycle ----------------------------------------------------------------------
 
-    def start(self, card_id: str, persona_id: str | None = None, mode: str = "text") -> SessionView:
+    def start(self, card_id: str, persona_id: str | None = None) -> SessionView:
         card = self.library.card(card_id)
         persona = self.library.persona(persona_id or card.persona)
-        row = self.store.create_session(card.id, persona.id, card.content_version, mode=mode)
+        row = self.store.create_session(card.id, persona.id, card.content_version)
         first = interviewer.opening(card, persona, row.id)
         self._ask(row.id, 0, first)
         return self.load(row.id)

@@ -29,20 +29,12 @@ def utcnow() -> datetime:
     return datetime.now(UTC)
 
 
-class Profile(SQLModel, table=True):
-    id: int | None = Field(default=None, primary_key=True)
-    name: str = Field(max_length=100, unique=True)
-    created_at: datetime = Field(default_factory=utcnow, sa_type=sa.DateTime(timezone=True))
-
-
 class PracticeSession(SQLModel, table=True):
     __tablename__ = "practice_session"
 
     id: str = Field(default_factory=lambda: uuid.uuid4().hex, primary_key=True, max_length=32)
-    profile_id: int | None = Field(default=None, foreign_key="profile.id")
     card_id: str = Field(max_length=100, index=True)
     persona_id: str = Field(max_length=100)
-    mode: str = Field(default="text", max_length=10)
     status: str = Field(default="active", max_length=20)  # active | finished
     content_version: str = Field(max_length=20)
     started_at: datetime = Field(default_factory=utcnow, sa_type=sa.DateTime(timezone=True), index=True)
@@ -201,8 +193,15 @@ class Store:
         from alembic import command
 
         try:
-            with self.engine.begin() as connection:
-                command.upgrade(self._alembic_config(connection), revision)
+            with self.engine.connect() as connection:
+                if self.is_sqlite:  # a migration may rebuild a table others point at (batch mode)
+                    connection.exec_driver_sql("PRAGMA foreign_keys=OFF")
+                    connection.commit()
+                with connection.begin():
+                    command.upgrade(self._alembic_config(connection), revision)
+                if self.is_sqlite:
+                    connection.exec_driver_sql("PRAGMA foreign_keys=ON")
+                    connection.commit()
         except SQLAlchemyError as exc:
             raise _storage_error(exc, self.url) from exc
 
@@ -222,10 +221,8 @@ class Store:
         except SQLAlchemyError as exc:
             raise _storage_error(exc, self.url) from exc
 
-    def create_session(
-        self, card_id: str, persona_id: str, content_version: str, mode: str = "text"
-    ) -> PracticeSession:
-        row = PracticeSession(card_id=card_id, persona_id=persona_id, content_version=content_version, mode=mode)
+    def create_session(self, card_id: str, persona_id: str, content_version: str) -> PracticeSession:
+        row = PracticeSession(card_id=card_id, persona_id=persona_id, content_version=content_version)
         with self._session() as db:
             db.add(row)
             db.commit()

@@ -41,7 +41,7 @@ def render(kind: str) -> None:
 def start(engine: PracticeEngine, kind: str, card_id: str, persona_id: str | None = None) -> str | None:
     """Start a session and remember it for its page; None (with a message) when it cannot start."""
     try:
-        view = engine.start(card_id, persona_id, mode="text")
+        view = engine.start(card_id, persona_id)
     except CoachError as exc:
         widgets.error(str(exc))
         return None
