@@ -9,10 +9,9 @@ configured LLM when there is one.
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from coach.content import Card, Criterion, Persona
-from scoring.models import CriterionResult
 
 
 @dataclass
@@ -23,25 +22,6 @@ class NextPrompt:
     criterion: str | None = None
     llm: dict | None = None
     note: str | None = None
-
-
-@dataclass
-class Progress:
-    """What the session has shown so far, across all its answers."""
-
-    results: dict[str, CriterionResult] = field(default_factory=dict)
-
-    def add(self, criteria: dict[str, CriterionResult]) -> None:
-        for cid, result in criteria.items():
-            best = self.results.get(cid)
-            if best is None or (result.met and not best.met) or (result.met == best.met and result.score > best.score):
-                merged = result.model_copy()
-                if best and best.met and result.met:
-                    merged.evidence = best.evidence + [e for e in result.evidence if e not in best.evidence]
-                self.results[cid] = merged
-
-    def missing(self, card: Card, turn_id: str) -> list[Criterion]:
-        return [c for c in card.criteria_for(turn_id) if not (self.results.get(c.id) and self.results[c.id].met)]
 
 
 def pick(options: list[str], seed: str) -> str:

@@ -23,7 +23,7 @@ from coach.errors import (
     EmptyAnswerError,
     SessionFinishedError,
 )
-from coach.interviewer import NextPrompt, Progress
+from coach.interviewer import NextPrompt
 from coach.result import SessionResult, TurnDelta, card_turn_of, session_result
 from coach.store import PracticeSession, Store, Turn, recording_path, save_audio_file
 from scoring.models import Scorecard, SpeechTiming
@@ -37,12 +37,29 @@ CLOSED = ("scored", "skipped", "refused")
 
 @dataclass
 class SessionView:
-    """A session as loaded: its row, card, persona and turns with parsed scorecards."""
+    """A session as loaded: its row, card, persona and turns with parsed scorecards. A gesture
+    loads it once and keeps it current as it writes (`put`), so nothing is loaded twice."""
 
     row: PracticeSession
     card: Card
     persona: Persona
     turns: list[Turn]
+    _result: SessionResult | None = field(default=None, repr=False, compare=False)
+
+    def put(self, turn: Turn) -> Turn:
+        """A turn as just written to the store: replaces the loaded one, or is added."""
+        for index, known in enumerate(self.turns):
+            if known.id == turn.id:
+                self.turns[index] = turn
+                break
+        else:
+            self.turns.append(turn)
+        self._result = None
+        return turn
+
+    def drop(self, turn_pk: int) -> None:
+        self.turns = [t for t in self.turns if t.id != turn_pk]
+        self._result = None
 
     @property
     def id(self) -> str:
@@ -63,8 +80,11 @@ class SessionView:
         return [(t, Scorecard.model_validate_json(t.scorecard_json)) for t in self.turns if t.scorecard_json]
 
     def result(self) -> SessionResult:
-        """The session's running result: one rubric, the best verdict per criterion so far."""
-        return session_result(self.card, self.turns)
+        """The session's running result: one rubric, the best verdict per criterion so far
+        (computed once per change of the turns)."""
+        if self._result is None:
+            self._result = session_result(self.card, self.turns)
+        return self._result
 
     @property
     def answered(self) -> int:
@@ -75,13 +95,6 @@ class SessionView:
 
     def retell(self) -> Turn | None:
         return next((t for t in self.turns if t.kind == "retell" and t.scorecard_json), None)
-
-    def progress(self, turn_id: str | None = None) -> Progress:
-        progress = Progress()
-        for turn, card in self.scorecards():
-            if turn_id is None or turn.turn_id == turn_id:
-                progress.add(card.criteria)
-        return progress
 
 
 @dataclass
@@ -95,6 +108,8 @@ class TurnResult:
     delta: TurnDelta | None = None  # what this answer added, and what is still missing
     transcript: object | None = None  # the coach.stt.Transcript of a spoken answer
     suggestions: list = field(default_factory=list)  # coach.vocabulary.TermSuggestion: misheard terms?
+    session: SessionView | None = None  # the session after the gesture (loaded once, kept current)
+    turn_pk: int | None = None  # the answered turn
 
 
 class PracticeEngine:
@@ -109,9 +124,9 @@ class PracticeEngine:
         card = self.library.card(card_id)
         persona = self.library.persona(persona_id or card.persona)
         row = self.store.create_session(card.id, persona.id, card.content_version)
-        first = interviewer.opening(card, persona, row.id)
-        self._ask(row.id, 0, first)
-        return self.load(row.id)
+        view = SessionView(row, card, persona, [])
+        self._ask(view, interviewer.opening(card, persona, row.id))
+        return view
 
     def load(self, session_id: str) -> SessionView:
         row, turns = self.store.get_session(session_id)
@@ -131,17 +146,25 @@ class PracticeEngine:
                 continue
         return None
 
-    def _ask(self, session_id: str, position: int, prompt: NextPrompt) -> Turn:
+    def _ask(self, view: SessionView, prompt: NextPrompt) -> Turn:
+        """The next prompt, as a new turn at the end of the session."""
         llm_json = json.dumps(prompt.llm) if prompt.llm else None
-        return self.store.add_turn(session_id, position, prompt.turn_id, prompt.kind, prompt.prompt,
-                                   criterion=prompt.criterion, llm_json=llm_json)
+        position = max((t.position for t in view.turns), default=-1) + 1
+        return view.put(self.store.add_turn(view.id, position, prompt.turn_id, prompt.kind, prompt.prompt,
+                                            criterion=prompt.criterion, llm_json=llm_json))
+
+    def _finish(self, view: SessionView) -> None:
+        self.store.finish_session(view.id)
+        view.row.status = "finished"
 
     # --- answers ------------------------------------------------------------------------
 
     def attach_recording(self, session_id: str, audio_path: str) -> Turn:
         """Record the raw audio in the pending turn before it is transcribed."""
-        view = self._active(session_id)
-        return self.store.save_answer(view.pending.id, None, audio_path=audio_path)
+        return self._attach(self._active(session_id), audio_path)
+
+    def _attach(self, view: SessionView, audio_path: str) -> Turn:
+        return view.put(self.store.save_answer(view.pending.id, None, audio_path=audio_path))
 
     # --- spoken answers -------------------------------------------------------------------
 
@@ -166,7 +189,7 @@ class PracticeEngine:
         view = self._active(session_id)
         path = recording_path(self.settings.data_dir, session_id, ".wav")
         live = LiveAnswer(path, stt.load_model(self.settings), self.decode_options(view), self.settings)
-        self.attach_recording(session_id, str(path))
+        self._attach(view, str(path))
         return live
 
     def answer_with_audio(self, session_id: str, audio, *, transcript=None, suffix: str = ".wav") -> TurnResult:
@@ -181,8 +204,8 @@ class PracticeEngine:
         path = self._keep_recording(view, audio, suffix)
         if transcript is None:
             transcript = stt.transcribe(path, self.settings, self.decode_options(view))
-        result = self.submit(session_id, transcript.text, transcript_json=transcript.model_dump_json(),
-                             timing=transcript.to_timing())
+        result = self._submit(view, transcript.text, transcript_json=transcript.model_dump_json(),
+                              timing=transcript.to_timing())
         from coach.vocabulary import misheard_terms
 
         result.transcript = transcript
@@ -199,7 +222,7 @@ class PracticeEngine:
         path = self._keep_recording(view, audio, suffix)
         if transcript is None:
             transcript = stt.transcribe(path, self.settings, self.decode_options(view))
-        self.save_transcript(session_id, transcript.model_dump_json())
+        view.put(self.store.save_answer(view.pending.id, None, transcript_json=transcript.model_dump_json()))
         return transcript
 
     def _keep_recording(self, view: SessionView, audio, suffix: str) -> Path:
@@ -219,7 +242,7 @@ class PracticeEngine:
             if home not in path.resolve().parents:
                 path = save_audio_file(self.settings.data_dir, session_id, path.read_bytes(), path.suffix or suffix)
         if view.pending.audio_path != str(path):
-            self.attach_recording(session_id, str(path))
+            self._attach(view, str(path))
         return path
 
     def recovered_recording(self, view: SessionView, quiet_seconds: float = 3.0) -> Path | None:
@@ -246,49 +269,58 @@ class PracticeEngine:
         turn = next((t for t in view.turns if t.id == turn_pk), None)
         if turn is None or not turn.answer_text:
             raise EmptyAnswerError("there is no answer to correct on that turn")
-        if not text or not text.strip():
-            raise EmptyAnswerError("the answer is empty: type or say something first")
-        if len(text) > self.settings.max_answer_chars:
-            raise AnswerTooLongError(f"the answer is {len(text):,} characters; the limit is "
-                                     f"{self.settings.max_answer_chars:,}")
+        self._check_length(text)
         self.store.keep_revision(turn)
         timing = None
         if turn.transcript_json:
             from coach.stt import Transcript
 
             timing = Transcript.model_validate_json(turn.transcript_json).to_timing()
-        self.store.save_answer(turn.id, text)
+        turn = view.put(self.store.save_answer(turn.id, text))
         later = [t for t in view.turns if t.position > turn.position]
         if later and all(not t.answer_text for t in later) and len(later) == 1 and not view.finished:
             # The follow-up was chosen from the old answer and is not answered yet: choose
             # it again from the corrected one.
             self.store.delete_turn(later[0].id)
+            view.drop(later[0].id)
         elif later or view.finished:
             scorecard = self._score(view, turn, text, timing, [])
-            self.store.save_scorecard(turn.id, scorecard.model_dump_json(exclude_none=True),
-                                      scorecard.scorer_version)
-            view = self.load(session_id)
-            progress = view.progress(None if view.card.kind == "interview" else turn.turn_id)
-            met = [cid for cid, r in progress.results.items() if r.met]
+            view.put(self.store.save_scorecard(turn.id, scorecard.model_dump_json(exclude_none=True),
+                                               scorecard.scorer_version))
+            result = view.result()
+            met = result.met_ids(None if view.card.kind == "interview" else turn.turn_id)
             pending = view.pending
-            return TurnResult(scorecard, pending.prompt if pending else None, view.finished, [], met)
-        return self._score_and_continue(self.load(session_id), turn.id, text, timing)
+            index = next(i for i, t in enumerate(view.turns) if t.id == turn.id)
+            return TurnResult(scorecard, pending.prompt if pending else None, view.finished, [], met, result,
+                              result.deltas.get(index), session=view, turn_pk=turn.id)
+        return self._score_and_continue(view, turn.id, text, timing)
+
+    def _check_length(self, text: str) -> None:
+        """The one answer check before anything is saved: not empty (the length cap is `submit`'s)."""
+        if not text or not text.strip():
+            raise EmptyAnswerError("the answer is empty: type or say something first")
+        if len(text) > self.settings.max_answer_chars:
+            raise AnswerTooLongError(f"the answer is {len(text):,} characters; the limit is "
+                                     f"{self.settings.max_answer_chars:,}")
 
     def submit(self, session_id: str, text: str, *, transcript_json: str | None = None,
                timing: SpeechTiming | None = None) -> TurnResult:
         """Save the answer, then score it and decide the next prompt."""
-        view = self._active(session_id)
+        return self._submit(self._active(session_id), text, transcript_json=transcript_json, timing=timing)
+
+    def _submit(self, view: SessionView, text: str, *, transcript_json: str | None = None,
+                timing: SpeechTiming | None = None) -> TurnResult:
         turn = view.pending
         if not text or not text.strip():
             raise EmptyAnswerError("the answer is empty: type or say something first")
-        self.store.save_answer(turn.id, text, transcript_json=transcript_json)
+        view.put(self.store.save_answer(turn.id, text, transcript_json=transcript_json))
         if len(text) > self.settings.max_answer_chars:
             message = (f"the answer is {len(text):,} characters; the limit is "
                        f"{self.settings.max_answer_chars:,}. It is saved; please send a shorter one")
-            self.store.mark_refused(turn.id, message)
+            view.put(self.store.mark_refused(turn.id, message))
             again = NextPrompt(turn.turn_id, turn.kind, turn.prompt, criterion=turn.criterion,
                                llm=json.loads(turn.llm_json) if turn.llm_json else None)
-            self._ask(view.id, len(view.turns), again)
+            self._ask(view, again)
             raise AnswerTooLongError(message)
         return self._score_and_continue(view, turn.id, text, timing)
 
@@ -307,7 +339,7 @@ class PracticeEngine:
     def save_transcript(self, session_id: str, transcript_json: str) -> Turn:
         """Keep a recording's transcript with the pending turn, so a reload brings it back."""
         view = self._active(session_id)
-        return self.store.save_answer(view.pending.id, None, transcript_json=transcript_json)
+        return view.put(self.store.save_answer(view.pending.id, None, transcript_json=transcript_json))
 
     def _active(self, session_id: str) -> SessionView:
         view = self.load(session_id)
@@ -328,7 +360,7 @@ class PracticeEngine:
             raise
         except Exception as exc:  # the answer is saved; the user can retry the scoring
             log.exception("scoring failed for turn %s", turn.id)
-            self.store.mark_failed(turn.id, f"scoring failed: {exc}")
+            view.put(self.store.mark_failed(turn.id, f"scoring failed: {exc}"))
             raise CoachError("scoring failed; your answer is saved and can be scored again") from exc
         return scorecard
 
@@ -337,19 +369,20 @@ class PracticeEngine:
         turn = next(t for t in view.turns if t.id == turn_pk)
         notes: list[str] = []
         scorecard = self._score(view, turn, text, timing, notes)
-        self.store.save_scorecard(turn_pk, scorecard.model_dump_json(exclude_none=True), scorecard.scorer_version)
-        view = self.load(view.id)
+        view.put(self.store.save_scorecard(turn_pk, scorecard.model_dump_json(exclude_none=True),
+                                           scorecard.scorer_version))
         result = view.result()
         session_met = result.met_ids(None if view.card.kind == "interview" else turn.turn_id)
         delta = result.deltas.get(next(i for i, t in enumerate(view.turns) if t.id == turn_pk))
         next_prompt = self._next(view, turn, scorecard, text)
         if next_prompt is None:
-            self.store.finish_session(view.id)
-            return TurnResult(scorecard, None, True, notes, session_met, result, delta)
+            self._finish(view)
+            return TurnResult(scorecard, None, True, notes, session_met, result, delta, session=view, turn_pk=turn_pk)
         if next_prompt.note:
             notes.append(next_prompt.note)
-        self._ask(view.id, len(view.turns), next_prompt)
-        return TurnResult(scorecard, next_prompt.prompt, False, notes, session_met, result, delta)
+        self._ask(view, next_prompt)
+        return TurnResult(scorecard, next_prompt.prompt, False, notes, session_met, result, delta,
+                          session=view, turn_pk=turn_pk)
 
     def _judge(self, card: Card, turn_id: str, text: str, scorecard: Scorecard) -> Scorecard:
         from coach.llm_judge import judge
@@ -410,20 +443,23 @@ class PracticeEngine:
             return None
         return interviewer.opening(view.card, view.persona, view.id, index)
 
-    def skip_retry(self, session_id: str) -> str | None:
+    def skip_retry(self, session_id: str) -> SessionView:
         """Move on from an offered retry to the next turn of a meeting card."""
         view = self._active(session_id)
         pending = view.pending
         if pending.kind != "retry" or pending.answer_text:
-            return pending.prompt
+            return view
         index = [t.id for t in view.card.turns].index(pending.turn_id) + 1
         next_prompt = self._next_card_turn(view, index)
-        self.store.mark_skipped(pending.id)
+        view.put(self.store.mark_skipped(pending.id))
         if next_prompt is None:
-            self.store.finish_session(session_id)
-            return None
-        self._ask(session_id, len(view.turns), next_prompt)
-        return next_prompt.prompt
+            self._finish(view)
+            return view
+        self._ask(view, next_prompt)
+        return view
 
-    def finish(self, session_id: str) -> None:
-        self.store.finish_session(session_id)
+    def finish(self, session_id: str) -> SessionView:
+        """End the session now (questions not answered stay open gaps)."""
+        view = self.load(session_id)
+        self._finish(view)
+        return view

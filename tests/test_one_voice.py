@@ -332,3 +332,25 @@ def test_language_and_hidden_text_survive_a_reload():
     assert fresh.radio(key="lang").value == "English" and fresh.toggle(key="hide_text").value is True
     assert fresh.toggle(key="audio_on").value is False  # app() turned the voice off
     assert fresh.toggle(key="autoplay").value is True  # untouched choices keep their defaults
+
+
+def test_each_gesture_loads_the_session_once(engine, monkeypatch):
+    loads = []
+    real = engine.store.get_session
+    monkeypatch.setattr(engine.store, "get_session", lambda sid: loads.append(sid) or real(sid))
+
+    def once(gesture):
+        loads.clear()
+        result = gesture()
+        assert len(loads) == 1, f"{len(loads)} session loads"
+        return result
+
+    view = engine.start("gpu-cluster-optimization")
+    assert not loads  # starting creates it: nothing to load
+    result = once(lambda: engine.submit(view.id, FIRST))
+    once(lambda: engine.rescore(view.id, result.turn_pk, FIRST + " Utilization went from 40% to 83%."))
+    once(lambda: engine.submit(view.id, SECOND))
+    once(lambda: engine.finish(view.id))
+    meeting = engine.start("video-call-essentials")
+    once(lambda: engine.submit(meeting.id, "Okay."))
+    once(lambda: engine.skip_retry(meeting.id))
