@@ -354,3 +354,33 @@ def test_each_gesture_loads_the_session_once(engine, monkeypatch):
     meeting = engine.start("video-call-essentials")
     once(lambda: engine.submit(meeting.id, "Okay."))
     once(lambda: engine.skip_retry(meeting.id))
+
+
+def test_the_app_and_coach_report_say_the_summary_in_the_same_words():
+    at = end(answer(start(app(), "meeting", "status-update"), STATUS))
+    from coach.practice import Coach
+
+    report = Coach(_engine()).open(at.query_params["session"]).report(korean=True)
+    blocks = [m.value for m in at.markdown if m.value.startswith(("#### Result:", "#### Practise next"))]
+    blocks += [m.value for tab in at.tabs for m in tab.markdown]
+    assert len(blocks) >= 4
+    import re
+
+    def words(text):  # the heading level differs (the report's sections are ##), the words do not
+        return re.sub(r"^#+ ", "", text.strip(), flags=re.M)
+
+    for block in blocks:
+        assert words(block) in words(report), block
+
+
+def test_coach_practice_prints_labels_not_ids(tmp_path):
+    import subprocess
+
+    from tests.conftest import COACH, REPO
+
+    result = subprocess.run([COACH, "practice", "--card", "status-update"], input=STATUS + "\n", text=True,
+                            capture_output=True, cwd=REPO, timeout=120,
+                            env={"COACH_DATA_DIR": str(tmp_path), "PATH": "/usr/bin:/bin"})
+    assert result.returncode == 0, result.stderr
+    line = next(x for x in result.stdout.splitlines() if x.startswith("Scorecard:"))
+    assert "added: Context, Progress, Next steps" in line and "blocker_or_ask" not in line, line
