@@ -384,3 +384,15 @@ def test_coach_practice_prints_labels_not_ids(tmp_path):
     assert result.returncode == 0, result.stderr
     line = next(x for x in result.stdout.splitlines() if x.startswith("Scorecard:"))
     assert "added: Context, Progress, Next steps" in line and "blocker_or_ask" not in line, line
+
+
+def test_sending_an_answer_in_the_app_loads_the_session_once(monkeypatch):
+    from coach.store import Store
+
+    at = start(app(), "interview", "gpu-cluster-optimization")
+    loads = []
+    real = Store.get_session
+    monkeypatch.setattr(Store, "get_session", lambda self, sid: loads.append(sid) or real(self, sid))
+    answer(at, FIRST)
+    assert "so far **2 of 6**" in _texts(at)
+    assert len(loads) == 1, f"{len(loads)} session loads for one answer"  # the rerun renders the gesture's view

@@ -8,6 +8,7 @@ import streamlit as st
 
 from coach.config import Settings, load_settings
 from coach.content import Library, load_library, markdown_files
+from coach.practice import Coach
 from coach.session import PracticeEngine
 from coach.store import Store, open_store
 
@@ -51,6 +52,11 @@ def store() -> Store:
 
 def engine() -> PracticeEngine:
     return PracticeEngine(library(), store(), settings())
+
+
+def coach() -> Coach:
+    """The application API the pages call (coach.practice)."""
+    return Coach(engine())
 
 
 def korean() -> bool:

@@ -4,8 +4,7 @@ import streamlit as st
 
 from coach.errors import CoachError
 from coach.progress import counted, criterion_progress, session_label, weak_skills
-from coach.report import history, markdown_report
-from coach.summary import summarise
+from coach.report import history
 from coach.ui import state, widgets
 from scoring.models import Scorecard
 
@@ -92,8 +91,8 @@ for turn in record["turns"]:
                     widgets.scorecard(card, Scorecard.model_validate(turn["scorecard"]), turn["answer"], korean)
 if card:
     try:
-        view = state.engine().load(session_id)
-        st.download_button("Download the report (Markdown)", markdown_report(view, summarise(view), korean),
+        report = state.coach().open(session_id).report(korean)
+        st.download_button("Download the report (Markdown)", report,
                            file_name=f"rehearse-{record['card']}-{session_id[:8]}.md", mime="text/markdown")
     except CoachError as exc:
         st.warning(str(exc))
