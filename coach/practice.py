@@ -71,7 +71,7 @@ class PracticeView:
         return self.result.met
 
     def answer_number(self, index: int | None) -> int | None:
-        return self.feedback[index].number if index in self.feedback else None
+        return self.feedback[index].number if index is not None and index in self.feedback else None
 
     def korean_hint(self, turn: Turn) -> str | None:
         return interviewer.korean_hint(self.card, turn.kind, turn.turn_id, turn.criterion)

@@ -410,8 +410,7 @@ class PracticeEngine:
         if choice is None:
             depth = interviewer.depth_question(view.card, view.id) if follow_ups == 0 else None
             if depth:
-                prompt = interviewer.persona_words(view.persona, depth, follow_ups)
-                return NextPrompt(main, "follow-up", prompt)
+                return NextPrompt(main, "follow-up", interviewer.persona_words(view.persona, depth, follow_ups))
             return NextPrompt(main, "retell", interviewer.retell_prompt(view.card))
         prompt = NextPrompt(main, "follow-up", "", criterion=",".join(c.id for c in choice.criteria))
         if self.settings.llm_model and len(choice.criteria) == 1:

@@ -106,7 +106,8 @@ def summarise(view: SessionView) -> Summary:
     scored = view.scorecards()
     result = view.result()
     several = card.several_moments
-    answers, numbers = [], {}
+    answers: list[YourAnswer] = []
+    numbers: dict[int, int] = {}
     for index, turn in enumerate(view.turns):
         if not turn.scorecard_json:
             continue
@@ -157,8 +158,8 @@ def retell_comparison(view: SessionView) -> RetellComparison | None:
     first, retell = view.first_answer(), view.retell()
     if first is None or retell is None or first is retell:
         return None
-    a = Scorecard.model_validate_json(first.scorecard_json)
-    b = Scorecard.model_validate_json(retell.scorecard_json)
+    a = Scorecard.model_validate_json(first.scorecard_json or "{}")
+    b = Scorecard.model_validate_json(retell.scorecard_json or "{}")
     met_a, met_b = _met_labels(view, a), _met_labels(view, b)
     return RetellComparison(
         first_met=len(met_a), retell_met=len(met_b), of=len(b.criteria),
@@ -199,12 +200,12 @@ def _concepts_missing(card, turn_id: str, model_text: str, user_text: str) -> li
     from scoring.detectors import detector_for
     from scoring.text import Answer
 
-    missing = []
+    missing: list[str] = []
     for criterion in card.criteria_for(turn_id):
         if criterion.detector.type != "key_concepts":
             continue
         detector = detector_for("key_concepts")
-        params = detector.Params.model_validate(criterion.detector.params)
+        params = detector.Params.model_validate(criterion.detector.params)  # type: ignore[attr-defined]
         in_model = detector.detect(Answer(model_text), params, turn_id).evidence
         in_user = {e.lower() for e in detector.detect(Answer(user_text), params, turn_id).evidence}
         missing.extend(e for e in in_model if e.lower() not in in_user)

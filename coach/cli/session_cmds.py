@@ -128,7 +128,7 @@ def _answer_with_recordings(coach: Coach, view: PracticeView, recordings: list[P
         except CoachError as exc:
             print(f"coach: {path}: {exc}", file=sys.stderr)
             return 2
-        _say(f"You (from {path.name}): {view.transcript.text}")
+        _say(f"You (from {path.name}): {getattr(view.transcript, 'text', '')}")
         _print_answer(view)
         if view.finished:
             _finish(view)

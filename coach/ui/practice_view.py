@@ -59,10 +59,12 @@ def _current_session(coach: Coach, kind: str) -> PracticeView | None:
         view = last if last is not None and last.id == session_id else coach.open(session_id)
     except SessionNotFoundError:
         st.error(f"Cannot open session {widgets.url_value(session_id)}: it does not exist. Start a new one below.")
-        return _forget(kind)
+        _forget(kind)
+        return None
     except CoachError as exc:
         widgets.error(f"Cannot open the session: {exc}. Start a new one below.")
-        return _forget(kind)
+        _forget(kind)
+        return None
     if view.card.kind != kind:
         return None
     if st.query_params.get("session") != view.id:
@@ -312,19 +314,20 @@ def _answer_box(coach: Coach, view: PracticeView, kind: str) -> None:
         st.error(widgets.escape_md(refused))
     elif len(text) > limit:
         st.warning(f"This answer is {len(text):,} characters; the limit is {limit:,}. Shorten it before sending.")
-    cols = st.columns([1, 1, 1])
+    actions = st.columns([1, 1, 1])
     key = _draft_key(pending)
 
     def send() -> PracticeView:
         typed = st.session_state.get(key, "")
         return coach.send_text(view.id, typed, **_voice_for(view, typed))
 
-    cols[0].button("Send answer", type="primary", key="send", on_click=_gesture, args=(send, key))
+    actions[0].button("Send answer", type="primary", key="send", on_click=_gesture, args=(send, key))
     if pending.kind == "retry":
-        cols[1].button("Skip to the next situation", key="skip", on_click=_gesture, args=(lambda: coach.skip(view.id),))
+        actions[1].button("Skip to the next situation", key="skip", on_click=_gesture,
+                          args=(lambda: coach.skip(view.id),))
     if pending.kind == "retell":
-        cols[1].button("Skip the retell", key="skip-retell", on_click=_gesture, args=(lambda: coach.end(view.id),))
-    _end_button(coach, view, cols[2])
+        actions[1].button("Skip the retell", key="skip-retell", on_click=_gesture, args=(lambda: coach.end(view.id),))
+    _end_button(coach, view, actions[2])
 
 
 def _voice_for(view: PracticeView, text: str) -> dict:

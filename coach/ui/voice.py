@@ -40,9 +40,9 @@ def _speech_model(engine_name: str, model: str | None, device: str):
     """Load the speech model once per process; the arguments only key the cache."""
     from coach import stt
 
-    model = stt.load_model(state.settings())
-    _warm_up(model)
-    return model
+    loaded = stt.load_model(state.settings())
+    _warm_up(loaded)
+    return loaded
 
 
 def _warm_up(model) -> None:

@@ -76,7 +76,7 @@ if done:
 
 st.markdown("##### Sessions")
 labels = {r["id"]: session_label(r, library, tz) for r in records}
-session_id = st.selectbox("Session", list(labels), format_func=labels.get)
+session_id: str = st.selectbox("Session", list(labels), format_func=lambda sid: labels[sid]) or next(iter(labels))
 record = next(r for r in records if r["id"] == session_id)
 card = library.cards.get(record["card"])
 korean = state.korean()
