@@ -396,3 +396,17 @@ def test_sending_an_answer_in_the_app_loads_the_session_once(monkeypatch):
     answer(at, FIRST)
     assert "so far **2 of 6**" in _texts(at)
     assert len(loads) == 1, f"{len(loads)} session loads for one answer"  # the rerun renders the gesture's view
+
+
+def test_the_readme_command_table_names_every_command():
+    import re
+
+    from coach.cli import build_parser  # the parser the `coach` command uses
+    from tests.conftest import REPO
+
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    table = "\n".join(line for line in readme.splitlines() if line.startswith("| `coach "))
+    parser = build_parser()
+    commands = next(a for a in parser._actions if a.__class__.__name__ == "_SubParsersAction").choices
+    missing = [name for name in commands if not re.search(rf"`coach {name}\b", table)]
+    assert not missing, f"README's command table lacks: {missing}"
