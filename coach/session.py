@@ -313,6 +313,12 @@ class PracticeEngine:
         turn = view.pending
         if not text or not text.strip():
             raise EmptyAnswerError("the answer is empty: type or say something first")
+        if transcript_json is None:  # typed: the turn's recording goes with it when its words were sent
+            transcript_json = self._spoken_in(turn, text)
+        if transcript_json is not None and timing is None:  # timing always travels with a transcript
+            from coach.stt import Transcript
+
+            timing = Transcript.model_validate_json(transcript_json).to_timing()
         view.put(self.store.save_answer(turn.id, text, transcript_json=transcript_json))
         if len(text) > self.settings.max_answer_chars:
             message = (f"the answer is {len(text):,} characters; the limit is "
@@ -323,6 +329,15 @@ class PracticeEngine:
             self._ask(view, again)
             raise AnswerTooLongError(message)
         return self._score_and_continue(view, turn.id, text, timing)
+
+    @staticmethod
+    def _spoken_in(turn: Turn, text: str) -> str | None:
+        """The pending turn's saved transcript (a recording kept beside a typed draft, or found
+        again after a reload), when the text sent contains what was said."""
+        if not turn.transcript_json:
+            return None
+        spoken = (json.loads(turn.transcript_json).get("text") or "").strip()
+        return turn.transcript_json if spoken and spoken in text else None
 
     def retry_scoring(self, session_id: str) -> TurnResult:
         """Score a saved answer whose scoring failed earlier."""

@@ -410,3 +410,23 @@ def test_the_readme_command_table_names_every_command():
     commands = next(a for a in parser._actions if a.__class__.__name__ == "_SubParsersAction").choices
     missing = [name for name in commands if not re.search(rf"`coach {name}\b", table)]
     assert not missing, f"README's command table lacks: {missing}"
+
+
+def test_a_saved_transcript_sent_as_text_keeps_its_timing(engine):
+    from coach.stt import Transcript
+    from coach.stt.types import Word
+
+    view = engine.start("gpu-cluster-optimization")
+    said = "I profiled the training step on the TPU pod."
+    words = [Word(word=w, start=i * 0.4, end=i * 0.4 + 0.3, probability=0.9) for i, w in enumerate(said.split())]
+    engine.save_transcript(view.id, Transcript(text=said, duration=4.0, words=words).model_dump_json())
+    # the page reloaded: the transcript is in the box, the learner adds a sentence and sends it typed
+    result = engine.submit(view.id, said + " Then I rewrote the jit boundaries.")
+    assert result.scorecard.delivery.duration == 4.0
+    assert result.scorecard.delivery.words_per_minute is not None
+    turn = engine.load(view.id).turns[0]
+    assert turn.transcript_json and "profiled" in turn.transcript_json
+    other = engine.start("gpu-cluster-optimization")
+    engine.save_transcript(other.id, Transcript(text=said, duration=4.0, words=words).model_dump_json())
+    typed = engine.submit(other.id, "Something else entirely, typed.")  # the recording's words were not sent
+    assert typed.scorecard.delivery.words_per_minute is None

@@ -319,7 +319,7 @@ def _answer_box(coach: Coach, view: PracticeView, kind: str) -> None:
 
     def send() -> PracticeView:
         typed = st.session_state.get(key, "")
-        return coach.send_text(view.id, typed, **_voice_for(view, typed))
+        return coach.send_text(view.id, typed)  # the engine adds the recording's transcript if it was sent
 
     actions[0].button("Send answer", type="primary", key="send", on_click=_gesture, args=(send, key))
     if pending.kind == "retry":
@@ -328,18 +328,6 @@ def _answer_box(coach: Coach, view: PracticeView, kind: str) -> None:
     if pending.kind == "retell":
         actions[1].button("Skip the retell", key="skip-retell", on_click=_gesture, args=(lambda: coach.end(view.id),))
     _end_button(coach, view, actions[2])
-
-
-def _voice_for(view: PracticeView, text: str) -> dict:
-    """The recording's transcript and timing go with the answer only when its words were sent."""
-    info = voice.pending_transcript(view)
-    spoken = json.loads(info["transcript_json"]).get("text", "") if info.get("transcript_json") else ""
-    if not spoken and view.pending.transcript_json:
-        spoken = json.loads(view.pending.transcript_json).get("text", "")
-        info = {"transcript_json": view.pending.transcript_json}
-    if spoken and spoken.strip() and spoken.strip() in text:
-        return info
-    return {}
 
 
 def _end_button(coach: Coach, view: PracticeView, column) -> None:
