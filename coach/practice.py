@@ -145,6 +145,10 @@ class Coach:
     def score_again(self, session_id: str) -> PracticeView:
         return self._after(self.engine.retry_scoring(session_id))
 
+    def save_draft(self, turn_pk: int, text: str) -> None:
+        """Not a gesture: the typed draft is kept with its turn as it changes (no session load)."""
+        self.engine.save_draft(turn_pk, text)
+
     def skip(self, session_id: str) -> PracticeView:
         return present(self.engine.skip_retry(session_id))
 

@@ -351,6 +351,11 @@ class PracticeEngine:
                 f"{self.settings.max_answer_chars:,}. Shorten it and send it again")
         return self._score_and_continue(view, turn.id, turn.answer_text, None)
 
+    def save_draft(self, turn_pk: int, text: str) -> Turn:
+        """Keep what is typed for a turn not answered yet, so a reload or another tab finds it
+        (written as it changes: no session load)."""
+        return self.store.save_draft(turn_pk, text)
+
     def save_transcript(self, session_id: str, transcript_json: str) -> Turn:
         """Keep a recording's transcript with the pending turn, so a reload brings it back."""
         view = self._active(session_id)

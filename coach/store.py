@@ -56,6 +56,7 @@ class Turn(SQLModel, table=True):
     answer_text: str | None = Field(default=None, sa_type=sa.Text)
     audio_path: str | None = Field(default=None, sa_type=sa.Text)
     transcript_json: str | None = Field(default=None, sa_type=sa.Text)
+    draft: str | None = Field(default=None, sa_type=sa.Text)  # typed for the pending turn, not sent yet
     scorecard_json: str | None = Field(default=None, sa_type=sa.Text)
     scorer_version: str | None = Field(default=None, max_length=20)
     llm_json: str | None = Field(default=None, sa_type=sa.Text)
@@ -258,6 +259,10 @@ class Store:
         if transcript_json is not None:
             values["transcript_json"] = transcript_json
         return self._update_turn(turn_pk, **values)
+
+    def save_draft(self, turn_pk: int, text: str) -> Turn:
+        """What is typed for a turn not answered yet; its status does not change."""
+        return self._update_turn(turn_pk, draft=text)
 
     def save_scorecard(self, turn_pk: int, scorecard_json: str, scorer_version: str) -> Turn:
         return self._update_turn(turn_pk, scorecard_json=scorecard_json, scorer_version=scorer_version,

@@ -430,3 +430,21 @@ def test_a_saved_transcript_sent_as_text_keeps_its_timing(engine):
     engine.save_transcript(other.id, Transcript(text=said, duration=4.0, words=words).model_dump_json())
     typed = engine.submit(other.id, "Something else entirely, typed.")  # the recording's words were not sent
     assert typed.scorecard.delivery.words_per_minute is None
+
+
+def test_a_typed_draft_survives_a_reload():
+    from streamlit.testing.v1 import AppTest
+
+    from tests.conftest import REPO
+
+    at = start(app(), "interview", "gpu-cluster-optimization")
+    session_id = at.query_params["session"]
+    box = next(t for t in at.text_area if t.label == "Your answer")
+    box.input("In my last project we trained a model on 512 GPUs").run()
+    fresh = AppTest.from_file(str(REPO / "app.py"), default_timeout=60)  # the reload
+    fresh.session_state["audio_on"] = False
+    fresh.query_params["session"] = session_id
+    fresh.switch_page("coach/ui/pages/interview.py").run()
+    assert not fresh.exception, fresh.exception
+    assert next(t for t in fresh.text_area if t.label == "Your answer").value.startswith("In my last project")
+    assert _engine().load(session_id).pending.answer_text is None  # a draft, not an answer

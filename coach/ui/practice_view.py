@@ -245,6 +245,8 @@ def _restore_draft(view: PracticeView) -> None:
         st.session_state[key] = drafts[pending.id]
     elif pending.answer_text:
         st.session_state[key] = pending.answer_text
+    elif pending.draft:  # typed before a reload, kept with the turn
+        st.session_state[key] = pending.draft
     elif pending.transcript_json:
         st.session_state[key] = json.loads(pending.transcript_json).get("text", "")
         st.session_state[f"seen-{pending.id}"] = st.session_state[key]
@@ -270,7 +272,14 @@ def _take_transcript(coach: Coach, view: PracticeView, transcript: str | None) -
         st.session_state[f"offer-{pending.id}"] = transcript
 
 
-def _use_transcript(turn_id: int, how: str) -> None:
+def _keep_draft(coach: Coach, turn_pk: int, key: str) -> None:
+    try:
+        coach.save_draft(turn_pk, st.session_state.get(key, ""))
+    except CoachError:  # the store is unavailable: the draft stays in this browser session
+        pass
+
+
+def _use_transcript(coach: Coach, turn_id: int, how: str) -> None:
     offer = st.session_state.pop(f"offer-{turn_id}", "")
     key = f"draft-{turn_id}"
     if how == "replace":
@@ -278,6 +287,7 @@ def _use_transcript(turn_id: int, how: str) -> None:
     elif how == "append":
         st.session_state[key] = f"{st.session_state.get(key, '').rstrip()} {offer}".strip()
     st.session_state.setdefault("drafts", {})[turn_id] = st.session_state.get(key, "")
+    _keep_draft(coach, turn_id, key)
 
 
 def _answer_box(coach: Coach, view: PracticeView, kind: str) -> None:
@@ -301,12 +311,13 @@ def _answer_box(coach: Coach, view: PracticeView, kind: str) -> None:
                 f"“{widgets.escape_md(offer)}”")
         cols = st.columns(3)
         cols[0].button("Replace my text with it", key=f"replace-{pending.id}", on_click=_use_transcript,
-                       args=(pending.id, "replace"))
+                       args=(coach, pending.id, "replace"))
         cols[1].button("Add it after my text", key=f"append-{pending.id}", on_click=_use_transcript,
-                       args=(pending.id, "append"))
+                       args=(coach, pending.id, "append"))
         cols[2].button("Keep my text only", key=f"keep-{pending.id}", on_click=_use_transcript,
-                       args=(pending.id, "keep"))
-    text = st.text_area("Your answer", key=_draft_key(pending), height=120,
+                       args=(coach, pending.id, "keep"))
+    text = st.text_area("Your answer", key=_draft_key(pending), height=120, on_change=_keep_draft,
+                        args=(coach, pending.id, _draft_key(pending)),
                         placeholder="Type your answer here, or record above: Stop sends what you said.")
     st.session_state.setdefault("drafts", {})[pending.id] = text
     refused = st.session_state.pop(REFUSED, None)
