@@ -448,3 +448,15 @@ def test_a_typed_draft_survives_a_reload():
     assert not fresh.exception, fresh.exception
     assert next(t for t in fresh.text_area if t.label == "Your answer").value.startswith("In my last project")
     assert _engine().load(session_id).pending.answer_text is None  # a draft, not an answer
+
+
+def test_hidden_text_never_claims_the_persona_is_still_speaking(monkeypatch):
+    from coach import tts
+
+    monkeypatch.setattr(tts, "synthesize", lambda text, voice=None, settings=None: b"RIFF" + text.encode())
+    at = app()
+    at.session_state["audio_on"] = True
+    at.session_state["hide_text"] = True
+    at = start(at, "meeting", "status-update")
+    body = _texts(at)
+    assert "is speaking" not in body and "Anya Kovalenko's line" in body

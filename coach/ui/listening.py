@@ -35,7 +35,8 @@ def persona_line(text: str, persona: Persona, *, current: bool, korean_text: str
     voice_on = state.audio_on()
     hide = current and voice_on and state.hide_text()
     if hide:
-        st.markdown(f"**{persona.name}** is speaking. Listen first, then answer.")
+        # the page cannot know when the audio ends, so it never says "is speaking"
+        st.markdown(f"🔊 **{persona.name}'s line** — listen first (play it again below), then answer.")
     else:
         st.markdown(f"**{persona.name}:** {widgets.stage_directions(text)}")
     played = voice_on and _audio(text, persona, persona.voice.rate, autoplay=current and state.autoplay())
