@@ -45,3 +45,5 @@ pages = [
     st.Page("coach/ui/pages/history.py", title="History", icon="📈", url_path="history"),
 ]
 st.navigation(pages).run()
+# a gesture's view is for the run right after it; never rendered later, on another visit
+st.session_state.pop("practice-view", None)

@@ -47,7 +47,7 @@ def start(coach: Coach, kind: str, card_id: str, persona_id: str | None = None) 
     return view.id
 
 
-LAST_VIEW = "practice-view"  # the view the last gesture returned, rendered by the rerun it started
+LAST_VIEW = "practice-view"  # the view the last gesture returned, for this run only (app.py drops it after)
 
 
 def _current_session(coach: Coach, kind: str) -> PracticeView | None:
