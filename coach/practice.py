@@ -11,6 +11,7 @@ computes a result, a summary or a wording of its own.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
@@ -22,6 +23,8 @@ from coach.session import PracticeEngine, SessionView, TurnResult
 from coach.store import PracticeSession, Turn
 from coach.summary import PracticeItem, RetellComparison, Summary, next_steps, retell_comparison, summarise
 from scoring.models import Scorecard
+
+__all__ = ["Coach", "Feedback", "PracticeView", "SessionResult", "Turn", "present"]
 
 
 @dataclass(frozen=True)
@@ -72,6 +75,23 @@ class PracticeView:
 
     def answer_number(self, index: int | None) -> int | None:
         return self.feedback[index].number if index is not None and index in self.feedback else None
+
+    @property
+    def spoken(self) -> str:
+        """The text of the pending turn's saved recording transcript ("" when none)."""
+        pending = self.pending
+        if pending is None or not pending.transcript_json:
+            return ""
+        return json.loads(pending.transcript_json).get("text") or ""
+
+    def label(self, tz=None) -> str:
+        """'1 Dec 15:53 · A quick status update · 2 of 4 · in progress', as History lists it."""
+        from coach.content import Library
+        from coach.progress import session_label
+        from coach.report import session_record
+
+        record = session_record(self.row, list(self.turns), self.card)
+        return session_label(record, Library(cards={self.card.id: self.card}), tz)
 
     def korean_hint(self, turn: Turn) -> str | None:
         return interviewer.korean_hint(self.card, turn.kind, turn.turn_id, turn.criterion)

@@ -6,16 +6,10 @@ next question come first on screen; earlier turns and the full rubric are one cl
 
 from __future__ import annotations
 
-import json
-
 import streamlit as st
 
 from coach.errors import CoachError, SessionNotFoundError
-from coach.practice import Coach, PracticeView
-from coach.progress import session_label
-from coach.report import session_record
-from coach.result import SessionResult
-from coach.store import Turn
+from coach.practice import Coach, PracticeView, SessionResult, Turn
 from coach.ui import listening, state, voice, widgets
 
 PREVIEW_CHARS = 280  # the newest answer is shown this long; the full text is in its scorecard
@@ -88,8 +82,7 @@ def _start_form(coach: Coach, kind: str) -> None:
         return
     unfinished = coach.latest_active(kind)
     if unfinished is not None and unfinished.answered:
-        label = session_label(session_record(unfinished.row, list(unfinished.turns), unfinished.card), library,
-                              state.timezone())
+        label = unfinished.label(state.timezone())
         st.info(f"You have an unfinished session: {label}")
         if st.button("Resume it", type="primary", key=f"{kind}-resume"):
             _open(kind, unfinished.id)
@@ -247,8 +240,8 @@ def _restore_draft(view: PracticeView) -> None:
         st.session_state[key] = pending.answer_text
     elif pending.draft:  # typed before a reload, kept with the turn
         st.session_state[key] = pending.draft
-    elif pending.transcript_json:
-        st.session_state[key] = json.loads(pending.transcript_json).get("text", "")
+    elif view.spoken:
+        st.session_state[key] = view.spoken
         st.session_state[f"seen-{pending.id}"] = st.session_state[key]
 
 
