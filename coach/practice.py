@@ -19,7 +19,7 @@ from types import MappingProxyType
 from coach import interviewer
 from coach.content import Card, Persona
 from coach.result import SessionResult, TurnDelta
-from coach.session import PracticeEngine, SessionView, TurnResult
+from coach.session import CLOSED, PracticeEngine, SessionView, TurnResult
 from coach.store import PracticeSession, Turn
 from coach.summary import PracticeItem, RetellComparison, Summary, next_steps, retell_comparison, summarise
 from scoring.models import Scorecard
@@ -61,7 +61,7 @@ class PracticeView:
     def pending(self) -> Turn | None:
         if self.finished:
             return None
-        if self.turns and self.turns[-1].status not in ("scored", "skipped", "refused"):
+        if self.turns and self.turns[-1].status not in CLOSED:
             return self.turns[-1]
         return None
 
