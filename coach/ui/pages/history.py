@@ -6,7 +6,6 @@ from coach.errors import CoachError
 from coach.progress import counted, criterion_progress, session_label, weak_skills
 from coach.report import history
 from coach.ui import state, widgets
-from scoring.models import Scorecard
 
 st.title("History")
 library = state.library()
@@ -78,21 +77,27 @@ st.markdown("##### Sessions")
 labels = {r["id"]: session_label(r, library, tz) for r in records}
 session_id: str = st.selectbox("Session", list(labels), format_func=lambda sid: labels[sid]) or next(iter(labels))
 record = next(r for r in records if r["id"] == session_id)
-card = library.cards.get(record["card"])
 korean = state.korean()
-for turn in record["turns"]:
+try:  # the session as every front end shows it (its card may have been removed since)
+    view = state.coach().open(session_id) if record["card"] in library.cards else None
+except CoachError as exc:
+    st.warning(str(exc))
+    view = None
+if view is None:
+    for turn in record["turns"]:
+        st.chat_message("assistant").markdown(widgets.escape_md(turn["prompt"]))
+        if turn["answer"]:
+            st.chat_message("user").text(turn["answer"])
+    st.stop()
+for index, turn in enumerate(view.turns):
     with st.chat_message("assistant"):
-        st.markdown(turn["prompt"])
-    if turn["answer"]:
+        st.markdown(f"**{view.persona.name}:** {widgets.stage_directions(turn.prompt)}")
+    if turn.answer_text:
         with st.chat_message("user"):
-            st.text(turn["answer"])
-            if turn["scorecard"] and card:
+            st.text(turn.answer_text)
+            if index in view.feedback:
                 with st.expander("Scorecard"):
-                    widgets.scorecard(card, Scorecard.model_validate(turn["scorecard"]), turn["answer"], korean)
-if card:
-    try:
-        report = state.coach().open(session_id).report(korean)
-        st.download_button("Download the report (Markdown)", report,
-                           file_name=f"rehearse-{record['card']}-{session_id[:8]}.md", mime="text/markdown")
-    except CoachError as exc:
-        st.warning(str(exc))
+                    widgets.scorecard(view.card, view.feedback[index].scorecard, turn.answer_text, korean,
+                                      session=view.result, delta=view.feedback[index].delta)
+st.download_button("Download the report (Markdown)", view.report(korean),
+                   file_name=f"rehearse-{view.card.id}-{session_id[:8]}.md", mime="text/markdown")
