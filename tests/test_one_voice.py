@@ -460,3 +460,33 @@ def test_hidden_text_never_claims_the_persona_is_still_speaking(monkeypatch):
     at = start(at, "meeting", "status-update")
     body = _texts(at)
     assert "is speaking" not in body and "Anya Kovalenko's line" in body
+
+
+def test_a_recording_recovered_after_a_reload_is_transcribed_by_the_engine_and_kept():
+    import os
+    import time
+
+    from streamlit.testing.v1 import AppTest
+
+    from coach.store import save_audio_file
+    from tests.conftest import REPO
+    from tests.test_app import _wav_bytes
+
+    at = start(app(), "interview", "gpu-cluster-optimization")
+    session_id = at.query_params["session"]
+    engine = _engine()
+    path = save_audio_file(engine.settings.data_dir, session_id, _wav_bytes(REPO / "tests/fixtures/audio/answer.flac"))
+    engine.attach_recording(session_id, str(path))  # the stream dropped before Stop
+    old = time.time() - 10
+    os.utime(path, (old, old))
+    fresh = AppTest.from_file(str(REPO / "app.py"), default_timeout=120)  # the reload
+    fresh.session_state["audio_on"] = False
+    fresh.query_params["session"] = session_id
+    fresh.switch_page("coach/ui/pages/interview.py").run()
+    assert not fresh.exception, fresh.exception
+    box = next(t for t in fresh.text_area if t.label == "Your answer").value
+    assert "91" in box or "ninety" in box.lower(), box
+    pending = _engine().load(session_id).pending
+    assert pending.transcript_json and pending.answer_text is None  # kept with the turn, not sent
+    view = _engine().submit(session_id, box)
+    assert view.scorecard.delivery.words_per_minute is not None  # sent with its timing

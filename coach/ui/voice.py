@@ -251,14 +251,15 @@ def _recover(engine: PracticeEngine, view: SessionView, done: dict) -> None:
         return
     if done.get(pending.id, {}).get("digest") == str(path) or done.get(pending.id, {}).get("text"):
         return  # already transcribed (a held recording, or this one)
-    from coach import stt
     from coach.audio import format_seconds
 
     entry = done[pending.id] = {"digest": str(path)}
     try:
         with st.spinner("Transcribing the recording saved before the reload …"):
             ensure_model()
-            transcript = stt.transcribe(path, state.settings(), engine.decode_options(view))
+            # the engine transcribes it with the card's vocabulary and keeps the transcript
+            # (and its timing) with the turn, so the next reload finds it and a send keeps it
+            transcript = engine.transcribe_only(view.id, path)
     except CoachError as exc:
         entry["error"] = str(exc)
         return
