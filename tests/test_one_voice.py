@@ -490,3 +490,22 @@ def test_a_recording_recovered_after_a_reload_is_transcribed_by_the_engine_and_k
     assert pending.transcript_json and pending.answer_text is None  # kept with the turn, not sent
     view = _engine().submit(session_id, box)
     assert view.scorecard.delivery.words_per_minute is not None  # sent with its timing
+
+
+def test_history_charts_fit_a_phone_screen():
+    import json
+
+    engine = _engine()
+    for _ in range(2):
+        view = engine.start("status-update")
+        engine.submit(view.id, STATUS)
+        engine.finish(view.id)
+    at = app()
+    at.switch_page("coach/ui/pages/history.py").run()
+    assert not at.exception, at.exception
+    charts = at.get("vega_lite_chart")
+    assert len(charts) == 2
+    for chart in charts:
+        spec = json.loads(chart.proto.spec)
+        assert "step" not in json.dumps(spec.get("width", "")), spec.get("width")  # no fixed width per session
+    assert "(UTC)" not in json.dumps(json.loads(charts[1].proto.spec))
