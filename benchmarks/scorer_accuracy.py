@@ -1,9 +1,11 @@
 """Scorer agreement with the two-labeller corpus in tests/corpus/, per criterion and card.
 
-    .venv/bin/python benchmarks/scorer_accuracy.py [--split dev|test|all] [--errors]
+    .venv/bin/python benchmarks/scorer_accuracy.py [--corpus written|real] [--split dev|test|all] [--errors]
 
-The development split is for tuning; the test split is only scored and reported
-(see benchmarks/README.md). --errors lists the wrong verdicts: use it on dev only.
+`written`: answers written to the cards' definitions (tests/corpus/); `real`: passages real
+people wrote or said, from openly licensed pages (tests/corpus/real/). The development split
+is for tuning; the test split is only scored and reported (see benchmarks/README.md).
+--errors lists the wrong verdicts: use it on dev only.
 """
 
 from __future__ import annotations
@@ -23,9 +25,10 @@ from coach.content import load_library  # noqa: E402
 CORPUS = REPO / "tests" / "corpus"
 
 
-def corpus_rows(split: str) -> list[dict]:
+def corpus_rows(split: str, corpus: str = "written") -> list[dict]:
     rows = []
-    for path in sorted(CORPUS.glob("*.jsonl")):
+    folder = CORPUS / "real" if corpus == "real" else CORPUS
+    for path in sorted(folder.glob("*.jsonl")):
         if split == "all" or path.name.endswith(f".{split}.jsonl"):
             rows.extend(json.loads(line) for line in path.read_text(encoding="utf-8").splitlines())
     return rows
@@ -51,19 +54,22 @@ def evaluate(library, rows):
 
 def main() -> None:
     parser = argparse.ArgumentParser()
+    parser.add_argument("--corpus", default="written", choices=["written", "real"])
     parser.add_argument("--split", default="dev", choices=["dev", "test", "all"])
     parser.add_argument("--errors", action="store_true")
     parser.add_argument("--card")
     args = parser.parse_args()
     library = load_library([REPO / "content"], [REPO / "personas"])
-    rows = [r for r in corpus_rows(args.split) if not args.card or r["card"] == args.card]
+    rows = [r for r in corpus_rows(args.split, args.corpus) if not args.card or r["card"] == args.card]
     cells, wrong = evaluate(library, rows)
-    print(f"split={args.split}: {len(rows)} answers, {sum(c[1] for c in cells.values())} verdicts")
+    print(f"corpus={args.corpus} split={args.split}: {len(rows)} answers, {sum(c[1] for c in cells.values())} verdicts")
     print(f"{'card':34} {'criterion':24} {'acc':>5} {'n':>4} {'miss':>4} {'f.a.':>4}")
     for (card, cid), (ok, n, miss, fa) in sorted(cells.items()):
         print(f"{card:34} {cid:24} {ok / n:5.2f} {n:4} {miss:4} {fa:4}")
     accs = [ok / n for ok, n, _, _ in cells.values()]
     misses = sum(c[2] for c in cells.values())
+    verdicts = sum(c[1] for c in cells.values())
+    print(f"micro accuracy {sum(c[0] for c in cells.values()) / verdicts:.3f} over {verdicts} verdicts")
     print(f"macro accuracy {sum(accs) / len(accs):.3f} over {len(accs)} criteria; "
           f"{len(wrong)} wrong verdicts, {misses} of them misses")
     if args.errors:

@@ -56,7 +56,7 @@ class Environment(BaseSettings):
     llm_model: str | None = Field(None, description="any litellm model string; unset = fully deterministic")
     llm_api_base: str | None = Field(None, description="the LLM server's URL (vLLM, Ollama, llama.cpp)")
     llm_api_key: str | None = Field(None, description="the LLM API key")
-    llm_timeout: float = Field(20.0, gt=0, le=600, description="seconds per LLM call")
+    llm_timeout: float = Field(20.0, gt=0, le=600, description="seconds an LLM call may take in all, retries included")
     llm_retries: int = Field(0, ge=0, le=10, description="retries per LLM call")
     content_dir: Path | None = Field(
         None, description="where packs are read from", json_schema_extra=_shown("`content/`"))
@@ -84,10 +84,20 @@ class Environment(BaseSettings):
         from sqlalchemy.exc import ArgumentError
 
         try:
-            make_url(value)
+            url = make_url(value)
         except ArgumentError:
             raise ValueError("must be a URL such as sqlite:///path/to/file.db or postgresql://host/db") from None
+        if url.get_backend_name() == "sqlite" and _in_memory(url.database or "", dict(url.query)):
+            raise ValueError("an in-memory SQLite database keeps nothing (every session would be gone when "
+                             "the program ends); give a file such as sqlite:///path/to/rehearse.db")
         return value
+
+
+def _in_memory(database: str, query: dict) -> bool:
+    """sqlite://, sqlite:///:memory:, and `file:` URIs that say mode=memory or name :memory:."""
+    if database in ("", ":memory:") or query.get("mode") == "memory":
+        return True
+    return database.startswith("file:") and ("mode=memory" in database or database[5:].split("?")[0] == ":memory:")
 
 
 def env_name(field_name: str) -> str:

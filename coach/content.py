@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import stat
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -280,8 +281,13 @@ def _parse_markdown(path: Path, text: str, problems: list[Problem]) -> _Parsed |
     # line numbers of the first character of the front matter and of the body in the file
     first_line = text.count("\n", 0, text.find(front)) + 1
     try:
-        data = yaml.safe_load(front)
         node = yaml.compose(front, Loader=yaml.SafeLoader)
+        if _expanded_values(node) > MAX_FRONT_MATTER_VALUES:
+            problems.append(Problem(str(path), first_line + _first_alias_line(front),
+                                    f"the front matter's YAML aliases (*name) expand to more than "
+                                    f"{MAX_FRONT_MATTER_VALUES:,} values; write the values out"))
+            return None
+        data = yaml.safe_load(front)
         lines = _LineMap(node, first_line)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
@@ -296,6 +302,38 @@ def _parse_markdown(path: Path, text: str, problems: list[Problem]) -> _Parsed |
         return None
     body_first_line = text.count("\n", 0, len(text) - len(body)) + 1
     return _Parsed(data, body, body_first_line, lines)
+
+
+def _expanded_values(node: yaml.Node | None) -> int:
+    """How many values the node graph holds once its aliases are expanded, counted without
+    expanding them (each node once); an alias to a node that holds it counts as endless."""
+    sizes: dict[int, int] = {}
+    active: set[int] = set()
+
+    def size(each: yaml.Node) -> int:
+        key = id(each)
+        if key in sizes:
+            return sizes[key]
+        if key in active:
+            return MAX_FRONT_MATTER_VALUES + 1
+        active.add(key)
+        total = 1
+        if isinstance(each, yaml.MappingNode):
+            total += sum(size(k) + size(v) for k, v in each.value)
+        elif isinstance(each, yaml.SequenceNode):
+            total += sum(size(item) for item in each.value)
+        active.discard(key)
+        sizes[key] = total = min(total, MAX_FRONT_MATTER_VALUES + 1)
+        return total
+
+    return 0 if node is None else size(node)
+
+
+def _first_alias_line(front: str) -> int:
+    for event in yaml.parse(front, Loader=yaml.SafeLoader):
+        if isinstance(event, yaml.AliasEvent):
+            return event.start_mark.line
+    return 0
 
 
 def _report_validation(path: Path, exc: ValidationError, lines: _LineMap, out: list[Problem]):
@@ -382,6 +420,7 @@ def parse_card(path: Path, text: str, problems: list[Problem]) -> tuple[Card, _L
             problems.append(Problem(str(path), line, f"missing or empty section '## {name}'"))
             ok = False
     answers = _model_answers(subsections, {t.id for t in front.turns})
+    before = len(problems)
     if front.kind == "interview" and sections.get(MODEL_ANSWERS) and not answers:
         problems.append(
             Problem(
@@ -392,7 +431,7 @@ def parse_card(path: Path, text: str, problems: list[Problem]) -> tuple[Card, _L
         )
         ok = False
     _check_card_references(path, front, parsed.lines, problems)
-    if not ok:
+    if not ok or len(problems) > before:  # a card `coach validate` rejects is never served
         return None
     card = Card(
         **front.model_dump(),
@@ -401,6 +440,9 @@ def parse_card(path: Path, text: str, problems: list[Problem]) -> tuple[Card, _L
         path=str(path),
         content_version=hashlib.sha256(text.encode()).hexdigest()[:12],
     )
+    if problem := _scoring_problem(card):
+        problems.append(Problem(str(path), parsed.lines.line(("criteria",)), problem))
+        return None
     return card, parsed.lines
 
 
@@ -413,7 +455,10 @@ def _check_card_references(path: Path, card: CardFrontMatter, lines: _LineMap, o
             loc = ("criteria", index, "id")
             out.append(Problem(str(path), lines.line(loc), f"duplicate criterion id {criterion.id!r}"))
         seen.add(criterion.id)
-        for message in check_detector_spec(criterion.detector.type, criterion.detector.params):
+        messages = check_detector_spec(criterion.detector.type, criterion.detector.params)
+        if not messages and criterion.detector.type == "key_concepts":
+            messages = _key_concept_problems(criterion.detector.params)
+        for message in messages:
             loc = ("criteria", index, "detector", "params" if "param" in message else "type")
             out.append(Problem(str(path), lines.line(loc), f"criterion {criterion.id!r}: {message}"))
     turn_ids: set[str] = set()
@@ -450,6 +495,35 @@ def _check_card_references(path: Path, card: CardFrontMatter, lines: _LineMap, o
             for message in check_detector_spec(pitfall.detector.type, pitfall.detector.params):
                 loc = ("pitfalls", index, "detector", "params" if "param" in message else "type")
                 out.append(Problem(str(path), lines.line(loc), message))
+
+
+def _key_concept_problems(params: dict[str, Any]) -> list[str]:
+    """What the key_concepts detector's own checks let through and scoring cannot use."""
+    concepts = params.get("concepts") or []
+    problems = [f"bad detector params: concepts.{i}.name: {c.get('name')!r} has no letter or digit"
+                for i, c in enumerate(concepts) if not any(ch.isalnum() for ch in str(c.get("name", "")))]
+    wanted = params.get("min_covered")
+    if isinstance(wanted, int) and wanted > len(concepts):
+        problems.append(f"bad detector params: min_covered: {wanted} is more than the {len(concepts)} concepts "
+                        "listed, so it can never be met")
+    return problems
+
+
+def _scoring_problem(card: Card) -> str | None:
+    """Score each turn of a card that passed every check once (its first model answer, or its
+    prompt): a detector that still fails is reported here, not on every learner's answer."""
+    import scoring
+    from scoring.grammar import unparsed
+
+    for turn in card.turns:
+        answer = next((a.text for a in card.model_answers if a.turn in (None, turn.id)), turn.prompt)
+        try:
+            with unparsed():
+                scoring.score(card, turn.id, answer)
+        except Exception as exc:  # any failure: the card is not served
+            detail = (str(exc).splitlines() or [""])[0]
+            return f"scoring turn {turn.id!r} fails ({type(exc).__name__}: {detail}); check its detector params"
+    return None
 
 
 def parse_persona(path: Path, text: str, problems: list[Problem]) -> Persona | None:
@@ -544,13 +618,27 @@ def load_library(
             library.problems.append(
                 Problem(path, lines.line(("persona",)), f"persona {card.persona!r} does not exist")
             )
+            del library.cards[card.id]  # `coach validate` rejects it: it is not listed or served
     return library
 
 
-def open_input(path: Path) -> BinaryIO:
-    """Open a file for reading; FileAccessError says in one line why it cannot be."""
+# A content file (card, persona) is read only if it is a regular file of at most this size: a
+# FIFO named *.md would block the reader, a link to /dev/zero would never end.
+MAX_CONTENT_BYTES = 1 << 20
+# The front matter's YAML aliases (*name) may not make it bigger than this many values when
+# expanded (a "billion laughs" of 481 bytes expands to billions).
+MAX_FRONT_MATTER_VALUES = 20_000
+
+_KINDS = ((stat.S_ISFIFO, "a named pipe (FIFO)"), (stat.S_ISCHR, "a character device"),
+          (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
+
+
+def open_input(path: Path, *, regular_only: bool = False) -> BinaryIO:
+    """Open a file for reading; FileAccessError says in one line why it cannot be. With
+    `regular_only`, anything but a regular file is refused without blocking (a FIFO is opened
+    non-blocking and never read)."""
     try:
-        return path.open("rb")
+        handle = os.open(path, os.O_RDONLY | (os.O_NONBLOCK if regular_only else 0))
     except FileNotFoundError:
         if path.is_symlink():
             target = os.readlink(path)
@@ -560,26 +648,80 @@ def open_input(path: Path) -> BinaryIO:
         raise FileAccessError(path, None, "a folder, not a text file") from None
     except OSError as exc:
         raise FileAccessError(path, None, f"cannot be read ({exc.strerror})") from None
+    mode = os.fstat(handle).st_mode
+    why = "a folder, not a text file" if stat.S_ISDIR(mode) else None
+    if regular_only and why is None and not stat.S_ISREG(mode):
+        kind = next((name for test, name in _KINDS if test(mode)), "not a regular file")
+        why = f"{kind}, not a regular file; content must be plain .md files"
+    if why:
+        os.close(handle)
+        raise FileAccessError(path, None, why)
+    if regular_only:
+        os.set_blocking(handle, True)
+    return os.fdopen(handle, "rb")
 
 
-def read_utf8(path: Path) -> str:
+def read_utf8(path: Path, max_bytes: int | None = None, *, content: bool = False) -> str:
     """A text file's content (a UTF-8 byte-order mark, as Windows editors write, is dropped);
-    FileAccessError says why it cannot be read, and where."""
-    with open_input(path) as handle:
-        data = handle.read()
+    FileAccessError says why it cannot be read, and where.
+
+    At most `max_bytes` are read (an answer file: what is scored is capped anyway, and
+    /dev/zero never ends); a `content` file must be a regular file of MAX_CONTENT_BYTES at most."""
+    limit = MAX_CONTENT_BYTES if content else max_bytes
+    with open_input(path, regular_only=content) as handle:
+        data = handle.read() if limit is None else handle.read(limit + 1)
+    truncated = limit is not None and len(data) > limit
+    if truncated and content:
+        raise FileAccessError(path, None, f"over the {MAX_CONTENT_BYTES:,}-byte limit of a content file")
+    if truncated:
+        data = data[:limit]
     try:
-        return data.decode("utf-8-sig")
+        text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        raise FileAccessError(path, data.count(b"\n", 0, exc.start) + 1, not_utf8(data[exc.start])) from None
+        if not (truncated and exc.reason == "unexpected end of data"):
+            raise FileAccessError(path, data.count(b"\n", 0, exc.start) + 1, not_utf8(data[exc.start])) from None
+        text = data[: exc.start].decode("utf-8-sig")  # the read ended inside a character
+    if "\0" in text:  # UTF-16, a binary file, /dev/zero: not text
+        at = data.index(b"\0")
+        raise FileAccessError(path, data.count(b"\n", 0, at) + 1, not_utf8(0))
+    return text
 
 
-def not_utf8(byte: int) -> str:
-    return f"not UTF-8 text (byte 0x{byte:02x}); save the file as UTF-8"
+def not_utf8(byte: int, advice: str = "save the file as UTF-8") -> str:
+    return f"not UTF-8 text (byte 0x{byte:02x}); {advice}"
+
+
+def _is_surrogate(char: str) -> bool:
+    return 0xD800 <= ord(char) <= 0xDFFF
+
+
+def text_problem(text: str, advice: str = "give it as UTF-8") -> str | None:
+    """Why a str cannot be stored or scored as text, or None. Python keeps a byte that is not
+    UTF-8 in argv (and in stdin under some locales) as a lone surrogate, and JSON may escape
+    one (\\ud800): neither can be encoded, so RE2 and the database refuse them."""
+    try:
+        text.encode("utf-8")
+        return None
+    except UnicodeEncodeError as exc:
+        bad = text[exc.start]
+    if 0xDC80 <= ord(bad) <= 0xDCFF:
+        return not_utf8(ord(bad) - 0xDC00, advice)
+    return f"holds an unpaired surrogate (\\u{ord(bad):04x}), which is not text; {advice}"
+
+
+def as_text(text: str) -> str:
+    """`text` with every lone surrogate (see `text_problem`) replaced by U+FFFD."""
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        pass
+    return "".join("\ufffd" if _is_surrogate(char) else char for char in text)
 
 
 def _read(path: Path, problems: list[Problem]) -> str | None:
     try:
-        return read_utf8(path)
+        return read_utf8(path, content=True)
     except FileAccessError as exc:
         problems.append(Problem(str(path), exc.line or 1, exc.reason))
         return None

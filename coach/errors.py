@@ -58,6 +58,15 @@ class SessionFinishedError(CoachError):
     pass
 
 
+class ConcurrentAnswerError(CoachError):
+    """Another window or process answered (or is scoring) the same prompt first: this answer
+    was not used; its text is kept with the turn (`answer_revision`, reason "concurrent")."""
+
+
+class TurnPositionTakenError(ConcurrentAnswerError):
+    """Another writer asked the next prompt of the session first (same position)."""
+
+
 class AudioError(CoachError):
     """The recording cannot be used (empty, silent, corrupt, too long, not English)."""
 

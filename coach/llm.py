@@ -25,6 +25,7 @@ import json
 import logging
 import os
 import re
+import threading
 import time
 from typing import TYPE_CHECKING, Any
 
@@ -143,7 +144,14 @@ def _complete(
         kwargs["response_format"] = response_format
     started = time.perf_counter()
     try:
-        response = litellm.completion(messages=messages, max_tokens=max_tokens, temperature=temperature, **kwargs)
+        response = _by_deadline(
+            lambda: litellm.completion(messages=messages, max_tokens=max_tokens, temperature=temperature, **kwargs),
+            settings.llm_timeout_s)
+    except DeadlinePassed as exc:
+        log.warning("LLM %s did not answer within %g s (the whole call, retries included)",
+                    settings.llm_model, settings.llm_timeout_s)
+        raise LLMUnavailableError(
+            f"the language model {settings.llm_model!r} did not answer within {settings.llm_timeout_s:g} s") from exc
     except (
         litellm.exceptions.JSONSchemaValidationError,
         litellm.exceptions.APIResponseValidationError,
@@ -169,6 +177,34 @@ def _complete(
         finish,
     )
     return content, info
+
+
+class DeadlinePassed(Exception):
+    """The call did not end by its deadline."""
+
+
+def _by_deadline(call, seconds: float):
+    """`call()`'s result, or DeadlinePassed once `seconds` have gone by. litellm's `timeout` is
+    per read, so a server that trickles a byte a second (or retries) would keep it waiting far
+    past the setting: the call runs in a daemon thread that is left behind at the deadline (its
+    read ends when the server stops or the process exits; it has nothing to write back)."""
+    outcome: dict = {}
+    done = threading.Event()
+
+    def run():
+        try:
+            outcome["value"] = call()
+        except BaseException as exc:  # handed to the caller's thread
+            outcome["error"] = exc
+        finally:
+            done.set()
+
+    threading.Thread(target=run, name="llm-call", daemon=True).start()
+    if not done.wait(seconds):
+        raise DeadlinePassed
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome["value"]
 
 
 def _info(settings: Settings, prompt_version: str, started: float) -> LLMInfo:

@@ -76,6 +76,9 @@ _HANGUL_CJK = re.compile(r"[\u1100-\u11ff\u3040-\u30ff\u3130-\u318f\u3400-\u9fff
 _LABEL = re.compile(r"^\s*(?:\*\*)?(?:interviewer|question|follow[- ]?up|q)(?:\*\*)?\s*:\s*", re.IGNORECASE)
 
 
+_MARKUP = re.compile(r"\]\(|!\[|https?://|www\.|<[a-z/!]|\[[^\]]*\]\[", re.IGNORECASE)
+
+
 def clean_question(text: str) -> str:
     """Trim what models wrap around a question: whitespace, quotes, a 'Question:' label."""
     text = " ".join(text.split())
@@ -95,6 +98,8 @@ def question_problem(text: str, asked: list[str]) -> str | None:
     ascii_letters = sum(1 for ch in letters if ch.isascii())
     if ascii_letters / len(letters) < 0.95:
         return "not English"
+    if _MARKUP.search(text):  # the line is rendered as Markdown: nothing a browser would fetch or follow
+        return "holds a link, image or markup"
     count = text.count("?")
     if count == 0 or not text.endswith("?"):
         return "not a question"

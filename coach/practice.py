@@ -147,17 +147,28 @@ class Coach:
         return self.engine.settings
 
     def open(self, session_id: str) -> PracticeView:
+        """A session as stored, to read (History, `coach report`)."""
         return present(self.engine.load(session_id))
+
+    def resume(self, session_id: str) -> PracticeView:
+        """A session to practise in: a turn interrupted between its steps is completed first
+        (the prompt that should have come next is asked, or the session is finished)."""
+        return present(self.engine.resume(session_id))
 
     def start(self, card_id: str, persona_id: str | None = None) -> PracticeView:
         return present(self.engine.start(card_id, persona_id))
 
-    def send_text(self, session_id: str, text: str, *, transcript_json: str | None = None,
-                  timing=None) -> PracticeView:
-        return self._after(self.engine.submit(session_id, text, transcript_json=transcript_json, timing=timing))
+    def send_text(self, session_id: str, text: str, *, turn_pk: int | None = None,
+                  transcript_json: str | None = None, timing=None) -> PracticeView:
+        """`turn_pk` is the turn the learner was shown: when another window or process answered
+        it meanwhile, the answer is refused (ConcurrentAnswerError) and its text kept."""
+        return self._after(self.engine.submit(session_id, text, transcript_json=transcript_json, timing=timing,
+                                              turn_pk=turn_pk))
 
-    def send_audio(self, session_id: str, audio, *, transcript=None, suffix: str = ".wav") -> PracticeView:
-        return self._after(self.engine.answer_with_audio(session_id, audio, transcript=transcript, suffix=suffix))
+    def send_audio(self, session_id: str, audio, *, turn_pk: int | None = None, transcript=None,
+                   suffix: str = ".wav") -> PracticeView:
+        return self._after(self.engine.answer_with_audio(session_id, audio, transcript=transcript, suffix=suffix,
+                                                         turn_pk=turn_pk))
 
     def correct(self, session_id: str, turn_pk: int, text: str) -> PracticeView:
         return self._after(self.engine.rescore(session_id, turn_pk, text))

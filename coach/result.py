@@ -27,6 +27,9 @@ class CriterionState:
     met: bool = False
     evidence: list[str] = field(default_factory=list)
     turn: int | None = None  # index in the session's turns of the answer that first met it
+    # scored once, but the card no longer has it (renamed or removed since): kept so old
+    # answers stay readable, never asked for, and not counted in `met` / `of`
+    retired: bool = False
 
     def to_json(self) -> dict:
         return {"met": self.met, "evidence": list(self.evidence), "turn": self.turn}
@@ -52,18 +55,22 @@ class SessionResult:
 
     @property
     def met(self) -> int:
-        return sum(c.met for c in self.criteria.values())
+        return sum(c.met for c in self.current())
 
     @property
     def of(self) -> int:
-        return len(self.criteria)
+        return len(self.current())
+
+    def current(self) -> list[CriterionState]:
+        """The criteria of the card as it is now (not the retired ones)."""
+        return [c for c in self.criteria.values() if not c.retired]
 
     def missing(self) -> list[CriterionState]:
         """Criteria not met yet, most important first (card order on ties)."""
-        return sorted((c for c in self.criteria.values() if not c.met), key=lambda c: -c.weight)
+        return sorted((c for c in self.current() if not c.met), key=lambda c: -c.weight)
 
     def met_ids(self, card_turn: str | None = None) -> list[str]:
-        return [c.criterion for c in self.criteria.values()
+        return [c.criterion for c in self.current()
                 if c.met and (card_turn is None or c.card_turn == card_turn)]
 
     def to_json(self) -> dict:
@@ -105,7 +112,7 @@ def session_result(card: Card | None, turns: list[Turn]) -> SessionResult:
             key = f"{card_turn}/{cid}" if per_turn else cid
             state = states.get(key)
             if state is None:  # a card edited since, or not in the library: keep what was scored
-                state = states[key] = CriterionState(key, cid, card_turn, cid, cid, 1.0)
+                state = states[key] = CriterionState(key, cid, card_turn, cid, cid, 1.0, retired=card is not None)
             if not verdict.get("met"):
                 continue
             if state.met:

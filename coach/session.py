@@ -16,16 +16,19 @@ from pathlib import Path
 import scoring
 from coach import interviewer
 from coach.config import Settings, load_settings
-from coach.content import Card, Library, Persona
+from coach.content import Card, Library, Persona, as_text
 from coach.errors import (
     AnswerTooLongError,
     CoachError,
+    ConcurrentAnswerError,
     EmptyAnswerError,
     SessionFinishedError,
+    TurnPositionTakenError,
 )
 from coach.interviewer import NextPrompt
 from coach.result import SessionResult, TurnDelta, card_turn_of, session_result
 from coach.store import PracticeSession, Store, Turn, recording_path, save_audio_file
+from scoring.grammar import warm_up as warm_up_parser
 from scoring.models import Scorecard, SpeechTiming
 
 log = logging.getLogger(__name__)
@@ -33,6 +36,17 @@ log = logging.getLogger(__name__)
 # A refused answer (too long) stays in its turn, and the same prompt is asked again in a new
 # one: the answer is kept, and never scored by a later resume.
 CLOSED = ("scored", "skipped", "refused")
+
+# An answer saved but not scored yet is being scored by its writer for at most this long
+# (scoring, the LLM judge and the follow-up's wording each end by their deadline); after it
+# the writer is taken to be gone (killed mid-turn) and the answer may be replaced.
+SCORING_WINDOW_S = 120.0
+
+
+def concurrent_answer(session_id: str) -> ConcurrentAnswerError:
+    return ConcurrentAnswerError(
+        "this prompt was answered meanwhile in another window or process, so this answer was not used; "
+        f"it is kept with the session. Reload the page, or resume with: coach practice --session {session_id}")
 
 
 @dataclass
@@ -110,6 +124,7 @@ class TurnResult:
     suggestions: list = field(default_factory=list)  # coach.vocabulary.TermSuggestion: misheard terms?
     session: SessionView | None = None  # the session after the gesture (loaded once, kept current)
     turn_pk: int | None = None  # the answered turn
+    pending_turn: int | None = None  # the id of the turn that `next_prompt` asks (answer it with turn_pk=)
 
 
 class PracticeEngine:
@@ -117,6 +132,7 @@ class PracticeEngine:
         self.library = library
         self.store = store
         self.settings = settings or load_settings()
+        warm_up_parser()  # the scorer's parser loads in the background while the learner starts
 
     # --- lifecycle ----------------------------------------------------------------------
 
@@ -134,6 +150,30 @@ class PracticeEngine:
         persona = self.library.persona(row.persona_id)
         return SessionView(row, card, persona, turns)
 
+    def resume(self, session_id: str) -> SessionView:
+        """The session as `load` gives it, after finishing a turn that was interrupted between
+        its steps (Ctrl-C or kill -9 while the follow-up was being worded): an active session
+        whose last turn is closed gets the prompt that should have come next (or is finished)."""
+        view = self.load(session_id)
+        if view.finished or view.pending is not None or not view.turns:
+            return view
+        last = view.turns[-1]
+        next_prompt: NextPrompt | None
+        if last.status == "refused":  # the same prompt is asked again, as `submit` does
+            next_prompt = NextPrompt(last.turn_id, last.kind, last.prompt, criterion=last.criterion,
+                                     llm=json.loads(last.llm_json) if last.llm_json else None)
+        elif last.status == "skipped":
+            next_prompt = self._next_card_turn(view, [t.id for t in view.card.turns].index(last.turn_id) + 1)
+        else:
+            scorecard = Scorecard.model_validate_json(last.scorecard_json)
+            next_prompt = self._next(view, last, scorecard, last.answer_text or "")
+        log.info("session %s: resuming a turn interrupted after turn %s", session_id, last.position)
+        if next_prompt is None:
+            self._finish(view)
+        else:
+            self._ask(view, next_prompt, last.position + 1)  # or the prompt another writer resumed with
+        return view
+
     def latest_active(self, kind: str | None = None) -> SessionView | None:
         """The newest unfinished session (of a kind of card) whose card still loads, to resume."""
         for row in self.store.list_sessions(limit=50):
@@ -146,12 +186,27 @@ class PracticeEngine:
                 continue
         return None
 
-    def _ask(self, view: SessionView, prompt: NextPrompt) -> Turn:
-        """The next prompt, as a new turn at the end of the session."""
+    def _ask(self, view: SessionView, prompt: NextPrompt, position: int | None = None) -> Turn:
+        """The next prompt, as a new turn at `position` (the one after the turn it follows; by
+        default the end of the session). When another writer asked a prompt there first (a
+        resuming window or process), that one is asked instead: the view is loaded again."""
         llm_json = json.dumps(prompt.llm) if prompt.llm else None
-        position = max((t.position for t in view.turns), default=-1) + 1
-        return view.put(self.store.add_turn(view.id, position, prompt.turn_id, prompt.kind, prompt.prompt,
-                                            criterion=prompt.criterion, llm_json=llm_json))
+        if position is None:
+            position = max((t.position for t in view.turns), default=-1) + 1
+        try:
+            return view.put(self.store.add_turn(view.id, position, prompt.turn_id, prompt.kind, prompt.prompt,
+                                                criterion=prompt.criterion, llm_json=llm_json))
+        except TurnPositionTakenError:
+            self._reload(view)
+            return next(t for t in view.turns if t.position == position)
+
+    def _reload(self, view: SessionView) -> None:
+        """Another writer changed the session: the view is brought up to date (a second load,
+        only after a race)."""
+        row, turns = self.store.get_session(view.id)
+        view.row = row
+        view.turns = list(turns)
+        view._result = None
 
     def _finish(self, view: SessionView) -> None:
         self.store.finish_session(view.id)
@@ -192,7 +247,8 @@ class PracticeEngine:
         self._attach(view, str(path))
         return live
 
-    def answer_with_audio(self, session_id: str, audio, *, transcript=None, suffix: str = ".wav") -> TurnResult:
+    def answer_with_audio(self, session_id: str, audio, *, transcript=None, suffix: str = ".wav",
+                          turn_pk: int | None = None) -> TurnResult:
         """The voice turn: keep the recording (bytes are saved to the data dir; a file is
         copied there unless it is there already), transcribe it with the card's vocabulary
         (unless the live path already did: `transcript`), then score and continue as
@@ -200,12 +256,16 @@ class PracticeEngine:
         AudioError when the recording cannot be used; it stays attached to the turn."""
         from coach import stt
 
-        view = self._active(session_id)
+        view = self._active(session_id, turn_pk)
+        if turn_pk is not None and (view.pending is None or view.pending.id != turn_pk):
+            if isinstance(audio, (bytes, bytearray, memoryview)):  # the recording stays on disk
+                save_audio_file(self.settings.data_dir, session_id, bytes(audio), suffix)
+            raise concurrent_answer(view.id)
         path = self._keep_recording(view, audio, suffix)
         if transcript is None:
             transcript = stt.transcribe(path, self.settings, self.decode_options(view))
         result = self._submit(view, transcript.text, transcript_json=transcript.model_dump_json(),
-                              timing=transcript.to_timing())
+                              timing=transcript.to_timing(), turn_pk=turn_pk or view.pending.id)
         from coach.vocabulary import misheard_terms
 
         result.transcript = transcript
@@ -292,7 +352,8 @@ class PracticeEngine:
             pending = view.pending
             index = next(i for i, t in enumerate(view.turns) if t.id == turn.id)
             return TurnResult(scorecard, pending.prompt if pending else None, view.finished, [], met, result,
-                              result.deltas.get(index), session=view, turn_pk=turn.id)
+                              result.deltas.get(index), session=view, turn_pk=turn.id,
+                              pending_turn=pending.id if pending else None)
         return self._score_and_continue(view, turn.id, text, timing)
 
     def _check_length(self, text: str) -> None:
@@ -304,31 +365,63 @@ class PracticeEngine:
                                      f"{self.settings.max_answer_chars:,}")
 
     def submit(self, session_id: str, text: str, *, transcript_json: str | None = None,
-               timing: SpeechTiming | None = None) -> TurnResult:
-        """Save the answer, then score it and decide the next prompt."""
-        return self._submit(self._active(session_id), text, transcript_json=transcript_json, timing=timing)
+               timing: SpeechTiming | None = None, turn_pk: int | None = None) -> TurnResult:
+        """Save the answer, then score it and decide the next prompt.
+
+        `turn_pk` is the turn the learner was shown (the CLI and the app pass it): when another
+        window or process answered it first, or is scoring an answer to it right now, this
+        answer is refused (ConcurrentAnswerError) and kept with the turn, never scored."""
+        return self._submit(self._active(session_id, turn_pk), text, transcript_json=transcript_json,
+                            timing=timing, turn_pk=turn_pk)
 
     def _submit(self, view: SessionView, text: str, *, transcript_json: str | None = None,
-                timing: SpeechTiming | None = None) -> TurnResult:
+                timing: SpeechTiming | None = None, turn_pk: int | None = None) -> TurnResult:
         turn = view.pending
+        text = as_text(text or "")  # a byte that was not UTF-8 (a lone surrogate) cannot be stored
         if not text or not text.strip():
             raise EmptyAnswerError("the answer is empty: type or say something first")
+        if turn is None or (turn_pk is not None and turn.id != turn_pk) or self._being_scored(turn):
+            shown = turn_pk if turn_pk is not None else turn.id if turn is not None else None
+            if shown is None:
+                raise SessionFinishedError("this session is finished; start a new one")
+            raise self._refuse_concurrent(view.id, shown, text, transcript_json)
         if transcript_json is None:  # typed: the turn's recording goes with it when its words were sent
             transcript_json = self._spoken_in(turn, text)
         if transcript_json is not None and timing is None:  # timing always travels with a transcript
             from coach.stt import Transcript
 
             timing = Transcript.model_validate_json(transcript_json).to_timing()
-        view.put(self.store.save_answer(turn.id, text, transcript_json=transcript_json))
+        try:
+            turn = view.put(self.store.save_answer(turn.id, text, transcript_json=transcript_json,
+                                                   expected_version=turn.version))
+        except ConcurrentAnswerError:
+            raise self._refuse_concurrent(view.id, turn.id, text, transcript_json) from None
         if len(text) > self.settings.max_answer_chars:
             message = (f"the answer is {len(text):,} characters; the limit is "
                        f"{self.settings.max_answer_chars:,}. It is saved; please send a shorter one")
             view.put(self.store.mark_refused(turn.id, message))
             again = NextPrompt(turn.turn_id, turn.kind, turn.prompt, criterion=turn.criterion,
                                llm=json.loads(turn.llm_json) if turn.llm_json else None)
-            self._ask(view, again)
+            self._ask(view, again, turn.position + 1)
             raise AnswerTooLongError(message)
-        return self._score_and_continue(view, turn.id, text, timing)
+        return self._score_and_continue(view, turn.id, text, timing, turn.version, transcript_json)
+
+    def _being_scored(self, turn: Turn) -> bool:
+        """An answer saved moments ago and not scored yet: its writer is scoring it now."""
+        if not turn.answer_text or turn.status != "answered" or turn.answered_at is None:
+            return False
+        from datetime import UTC, datetime
+
+        answered = turn.answered_at if turn.answered_at.tzinfo else turn.answered_at.replace(tzinfo=UTC)
+        return (datetime.now(UTC) - answered).total_seconds() < SCORING_WINDOW_S
+
+    def _refuse_concurrent(self, session_id: str, turn_pk: int, text: str,
+                           transcript_json: str | None) -> ConcurrentAnswerError:
+        """The answer lost the race for its prompt: kept with the turn it meant to answer."""
+        self.store.keep_unused_answer(turn_pk, text, transcript_json)
+        log.info("session %s: an answer to turn %s was refused (another writer answered first)",
+                    session_id, turn_pk)
+        return concurrent_answer(session_id)
 
     @staticmethod
     def _spoken_in(turn: Turn, text: str) -> str | None:
@@ -349,7 +442,7 @@ class PracticeEngine:
             raise AnswerTooLongError(
                 f"the saved answer is {len(turn.answer_text):,} characters; the limit is "
                 f"{self.settings.max_answer_chars:,}. Shorten it and send it again")
-        return self._score_and_continue(view, turn.id, turn.answer_text, None)
+        return self._score_and_continue(view, turn.id, turn.answer_text, None, turn.version, turn.transcript_json)
 
     def save_draft(self, turn_pk: int, text: str) -> Turn:
         """Keep what is typed for a turn not answered yet, so a reload or another tab finds it
@@ -361,14 +454,17 @@ class PracticeEngine:
         view = self._active(session_id)
         return view.put(self.store.save_answer(view.pending.id, None, transcript_json=transcript_json))
 
-    def _active(self, session_id: str) -> SessionView:
-        view = self.load(session_id)
+    def _active(self, session_id: str, turn_pk: int | None = None) -> SessionView:
+        view = self.resume(session_id)
+        if turn_pk is not None and (view.pending is None or view.pending.id != turn_pk) and \
+                any(t.id == turn_pk for t in view.turns):
+            return view  # the prompt the writer saw was answered meanwhile: submit refuses it
         if view.finished or view.pending is None:
             raise SessionFinishedError("this session is finished; start a new one")
         return view
 
     def _score(self, view: SessionView, turn: Turn, text: str, timing: SpeechTiming | None,
-               notes: list[str]) -> Scorecard:
+               notes: list[str], version: int | None = None) -> Scorecard:
         scoring_turn = card_turn_of(view.card, turn)
         try:
             scorecard = scoring.score(view.card, scoring_turn, text, timing=timing)
@@ -380,17 +476,29 @@ class PracticeEngine:
             raise
         except Exception as exc:  # the answer is saved; the user can retry the scoring
             log.exception("scoring failed for turn %s", turn.id)
-            view.put(self.store.mark_failed(turn.id, f"scoring failed: {exc}"))
+            try:
+                view.put(self.store.mark_failed(turn.id, f"scoring failed: {exc}", expected_version=version))
+            except ConcurrentAnswerError:
+                pass  # another writer answered the turn meanwhile; its state stands
             raise CoachError("scoring failed; your answer is saved and can be scored again") from exc
         return scorecard
 
-    def _score_and_continue(self, view: SessionView, turn_pk: int, text: str,
-                            timing: SpeechTiming | None) -> TurnResult:
+    def _score_and_continue(self, view: SessionView, turn_pk: int, text: str, timing: SpeechTiming | None,
+                            version: int | None = None, transcript_json: str | None = None) -> TurnResult:
+        """Score the saved answer and ask the next prompt. `version` is the turn's version once
+        this writer saved the answer: the scorecard is written only where it still is (another
+        writer that replaced the answer meanwhile wins, and this one is refused)."""
         turn = next(t for t in view.turns if t.id == turn_pk)
         notes: list[str] = []
-        scorecard = self._score(view, turn, text, timing, notes)
-        view.put(self.store.save_scorecard(turn_pk, scorecard.model_dump_json(exclude_none=True),
-                                           scorecard.scorer_version))
+        scorecard = self._score(view, turn, text, timing, notes, version)
+        try:
+            view.put(self.store.save_scorecard(turn_pk, scorecard.model_dump_json(exclude_none=True),
+                                               scorecard.scorer_version, expected_version=version))
+        except ConcurrentAnswerError:  # another writer changed the turn meanwhile (a rare second load)
+            current = next((t for t in self.load(view.id).turns if t.id == turn_pk), None)
+            if current is None or current.answer_text != text:
+                self.store.keep_unused_answer(turn_pk, text, transcript_json)
+            raise concurrent_answer(view.id) from None
         result = view.result()
         session_met = result.met_ids(None if view.card.kind == "interview" else turn.turn_id)
         delta = result.deltas.get(next(i for i, t in enumerate(view.turns) if t.id == turn_pk))
@@ -400,9 +508,9 @@ class PracticeEngine:
             return TurnResult(scorecard, None, True, notes, session_met, result, delta, session=view, turn_pk=turn_pk)
         if next_prompt.note:
             notes.append(next_prompt.note)
-        self._ask(view, next_prompt)
-        return TurnResult(scorecard, next_prompt.prompt, False, notes, session_met, result, delta,
-                          session=view, turn_pk=turn_pk)
+        asked = self._ask(view, next_prompt, turn.position + 1)
+        return TurnResult(scorecard, asked.prompt, False, notes, session_met, result, delta,
+                          session=view, turn_pk=turn_pk, pending_turn=asked.id)
 
     def _judge(self, card: Card, turn_id: str, text: str, scorecard: Scorecard) -> Scorecard:
         from coach.llm_judge import judge
@@ -474,7 +582,7 @@ class PracticeEngine:
         if next_prompt is None:
             self._finish(view)
             return view
-        self._ask(view, next_prompt)
+        self._ask(view, next_prompt, pending.position + 1)
         return view
 
     def finish(self, session_id: str) -> SessionView:

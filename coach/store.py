@@ -20,7 +20,13 @@ from sqlalchemy import event
 from sqlalchemy.exc import NoSuchModuleError, SQLAlchemyError
 from sqlmodel import Field, Session, SQLModel, col, create_engine, select
 
-from coach.errors import DatabaseDamagedError, SessionNotFoundError, StorageError
+from coach.errors import (
+    ConcurrentAnswerError,
+    DatabaseDamagedError,
+    SessionNotFoundError,
+    StorageError,
+    TurnPositionTakenError,
+)
 
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
 
@@ -65,6 +71,9 @@ class Turn(SQLModel, table=True):
     created_at: datetime = Field(default_factory=utcnow, sa_type=sa.DateTime(timezone=True))
     answered_at: datetime | None = Field(default=None, sa_type=sa.DateTime(timezone=True))
     scored_at: datetime | None = Field(default=None, sa_type=sa.DateTime(timezone=True))
+    # Bumped by every write; a writer that read version N writes only where it is still N, so
+    # two writers answering the same prompt cannot both win (the later one is refused).
+    version: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
 
 
 class AnswerRevision(SQLModel, table=True):
@@ -78,6 +87,22 @@ class AnswerRevision(SQLModel, table=True):
     transcript_json: str | None = Field(default=None, sa_type=sa.Text)
     scorecard_json: str | None = Field(default=None, sa_type=sa.Text)
     created_at: datetime = Field(default_factory=utcnow, sa_type=sa.DateTime(timezone=True))
+    # "corrected" (replaced by correct-and-re-score) or "concurrent" (an answer refused because
+    # another window or process answered the same prompt first; never scored)
+    reason: str = Field(default="corrected", max_length=20, sa_column_kwargs={"server_default": "corrected"})
+
+
+# Revisions renamed when two lines of work were merged: a database upgraded to the old name
+# goes on from where that revision now sits in the chain (its migration skips what exists).
+RECHAINED = {"0004_turn_version": "0003_answer_revisions"}
+
+
+def _rechain(connection: sa.Connection) -> None:
+    if not sa.inspect(connection).has_table("alembic_version"):
+        return
+    for old, new in RECHAINED.items():
+        connection.execute(sa.text("UPDATE alembic_version SET version_num = :new WHERE version_num = :old"),
+                           {"new": new, "old": old})
 
 
 def normalise_url(url: str) -> str:
@@ -159,8 +184,37 @@ class Store:
                 f"COACH_DATABASE_URL uses {scheme!r}, whose database driver is not installed ({exc}); "
                 "use sqlite:///path/to/file.db, or postgresql://… after `pip install -e .[postgres]`"
             ) from None
+        self._file: tuple[Path, int, int] | None = None  # the SQLite file opened: path, device, inode
         if migrate:
             self.migrate()
+        self._remember_file()
+
+    def _remember_file(self) -> None:
+        if self.is_sqlite and (path := self._sqlite_path()) is not None and path.exists():
+            status = path.stat()
+            self._file = (path, status.st_dev, status.st_ino)
+
+    def _sqlite_path(self) -> Path | None:
+        url = sa.engine.make_url(self.url)
+        if not url.database or url.database == ":memory:" or url.query.get("uri") == "true":
+            return None
+        return Path(url.database).resolve()
+
+    def check_file(self) -> None:
+        """StorageError when the SQLite file this store opened was deleted or replaced since:
+        its open connections would go on writing into a file nobody can open again."""
+        if self._file is None:
+            return
+        path, device, inode = self._file
+        try:
+            status = path.stat()
+            same = (status.st_dev, status.st_ino) == (device, inode)
+        except OSError:
+            same = False
+        if not same:
+            raise StorageError(
+                f"the database file {path} was deleted or replaced while Rehearse was running, so nothing "
+                "more can be saved: put the file back, or restart Rehearse to start a new, empty one")
 
     def _prepare_sqlite_file(self) -> None:
         """Check an existing file, or create it (and its folder) for its owner only: SQLite
@@ -199,6 +253,7 @@ class Store:
                     connection.exec_driver_sql("PRAGMA foreign_keys=OFF")
                     connection.commit()
                 with connection.begin():
+                    _rechain(connection)
                     command.upgrade(self._alembic_config(connection), revision)
                 if self.is_sqlite:
                     connection.exec_driver_sql("PRAGMA foreign_keys=ON")
@@ -216,6 +271,7 @@ class Store:
 
     @contextmanager
     def _session(self) -> Iterator[Session]:
+        self.check_file()
         try:
             with Session(self.engine, expire_on_commit=False) as session:
                 yield session
@@ -231,26 +287,42 @@ class Store:
 
     def add_turn(self, session_id: str, position: int, turn_id: str, kind: str, prompt: str,
                  criterion: str | None = None, llm_json: str | None = None) -> Turn:
+        """A new prompt at `position`; TurnPositionTakenError when another writer put one there first."""
         row = Turn(session_id=session_id, position=position, turn_id=turn_id, kind=kind,
                    prompt=prompt, criterion=criterion, llm_json=llm_json)
-        with self._session() as db:
-            db.add(row)
-            db.commit()
+        self.check_file()
+        try:
+            with Session(self.engine, expire_on_commit=False) as db:
+                db.add(row)
+                db.commit()
+        except sa.exc.IntegrityError as exc:
+            if "foreign key" in str(exc).lower():
+                raise SessionNotFoundError(f"no session {session_id!r}") from None
+            raise TurnPositionTakenError(f"the session already has a prompt at position {position}") from None
+        except SQLAlchemyError as exc:
+            raise _storage_error(exc, self.url) from exc
         return row
 
-    def _update_turn(self, turn_pk: int, **values) -> Turn:
+    def _update_turn(self, turn_pk: int, expected_version: int | None = None, **values) -> Turn:
+        """One UPDATE that bumps the turn's version; with `expected_version`, only where the turn
+        is still at that version (ConcurrentAnswerError when another writer changed it first)."""
+        query = sa.update(Turn).where(col(Turn.id) == turn_pk)
+        if expected_version is not None:
+            query = query.where(col(Turn.version) == expected_version)
+        query = query.values(**values, version=col(Turn.version) + 1)
         with self._session() as db:
+            changed = db.connection().execute(query).rowcount  # a Connection gives the CursorResult
+            db.commit()
             row = db.get(Turn, turn_pk)
             if row is None:
                 raise SessionNotFoundError(f"turn {turn_pk} does not exist")
-            for key, value in values.items():
-                setattr(row, key, value)
-            db.add(row)
-            db.commit()
+            if not changed:
+                raise ConcurrentAnswerError(f"turn {turn_pk} was changed by another writer")
+            db.refresh(row)
             return row
 
     def save_answer(self, turn_pk: int, text: str | None, *, audio_path: str | None = None,
-                    transcript_json: str | None = None) -> Turn:
+                    transcript_json: str | None = None, expected_version: int | None = None) -> Turn:
         values = {"status": "answered", "answered_at": utcnow(), "error": None}
         if text is not None:
             values["answer_text"] = text
@@ -258,15 +330,33 @@ class Store:
             values["audio_path"] = audio_path
         if transcript_json is not None:
             values["transcript_json"] = transcript_json
-        return self._update_turn(turn_pk, **values)
+        return self._update_turn(turn_pk, expected_version, **values)
 
     def save_draft(self, turn_pk: int, text: str) -> Turn:
-        """What is typed for a turn not answered yet; its status does not change."""
-        return self._update_turn(turn_pk, draft=text)
+        """What is typed for a turn not answered yet; its status does not change. A draft is not
+        an answer, so its version is not bumped: a tab typing never makes another writer's
+        answer to the turn lose its race (see `_update_turn`)."""
+        with self._session() as db:
+            db.execute(sa.update(Turn).where(col(Turn.id) == turn_pk).values(draft=text))
+            db.commit()
+            row = db.get(Turn, turn_pk)
+            if row is None:
+                raise SessionNotFoundError(f"turn {turn_pk} does not exist")
+            db.refresh(row)
+            return row
 
-    def save_scorecard(self, turn_pk: int, scorecard_json: str, scorer_version: str) -> Turn:
-        return self._update_turn(turn_pk, scorecard_json=scorecard_json, scorer_version=scorer_version,
-                                 status="scored", scored_at=utcnow(), error=None)
+    def save_scorecard(self, turn_pk: int, scorecard_json: str, scorer_version: str, *,
+                       expected_version: int | None = None) -> Turn:
+        return self._update_turn(turn_pk, expected_version, scorecard_json=scorecard_json,
+                                 scorer_version=scorer_version, status="scored", scored_at=utcnow(), error=None)
+
+    def keep_unused_answer(self, turn_pk: int, text: str, transcript_json: str | None = None) -> AnswerRevision:
+        """Keep an answer that was refused because another writer answered the turn first."""
+        row = AnswerRevision(turn_id=turn_pk, answer_text=text, transcript_json=transcript_json, reason="concurrent")
+        with self._session() as db:
+            db.add(row)
+            db.commit()
+        return row
 
     def keep_revision(self, turn: Turn) -> AnswerRevision:
         """Keep the turn's current answer (text, transcript, scorecard) before it is replaced."""
@@ -290,8 +380,8 @@ class Store:
                 db.delete(row)
                 db.commit()
 
-    def mark_failed(self, turn_pk: int, error: str) -> Turn:
-        return self._update_turn(turn_pk, status="failed", error=error)
+    def mark_failed(self, turn_pk: int, error: str, *, expected_version: int | None = None) -> Turn:
+        return self._update_turn(turn_pk, expected_version, status="failed", error=error)
 
     def mark_refused(self, turn_pk: int, error: str) -> Turn:
         return self._update_turn(turn_pk, status="refused", error=error)

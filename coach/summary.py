@@ -129,7 +129,7 @@ def summarise(view: SessionView) -> Summary:
             answer=state.turn,
             answer_number=numbers.get(state.turn) if state.turn is not None else None,
         )
-        for state in result.criteria.values()
+        for state in result.current()
     ]
     overall = round(result.met / result.of, 3) if result.of else 0.0
     return Summary(

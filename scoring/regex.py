@@ -73,11 +73,22 @@ def compile_pattern(pattern: str, ignore_case: bool = True):
         raise PatternError(f"pattern {pattern!r} cannot run on the linear-time engine: {detail}{hint}") from None
 
 
+# Texts on which a pattern must not find an empty match: one that can match nothing ("x?",
+# "a*", "(?:)") would "match" every answer with no words to quote as evidence.
+_EMPTY_PROBES = ("", " ", "a", "a b")
+
+
 def check_patterns(patterns: Iterable[str]) -> list[str]:
-    """Field validator for author-written patterns: each must compile on RE2."""
+    """Field validator for author-written patterns: each must compile on RE2 and match at
+    least one character wherever it matches."""
     patterns = list(patterns)
     for pattern in patterns:
-        compile_pattern(pattern)
+        compiled = compile_pattern(pattern)
+        for probe in _EMPTY_PROBES:
+            found = compiled.search(probe)
+            if found is not None and found.end() == found.start():
+                raise PatternError(f"pattern {pattern!r} can match the empty string; make it match at least "
+                                   "one character")
     return patterns
 
 

@@ -20,8 +20,20 @@ _NUMBER_WORD = re2.compile(
     r"fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|"
     r"eighty|ninety|hundred|thousand|million|billion|point)\b"
 )
+# A heading line of a written update ("- Done:", "Next", "* Blocked: N/A"): the label and what follows it.
+_HEADING = re2.compile(r"^[\s*•·+-]*([A-Za-z][A-Za-z /'’-]{0,28}?)\s*(?::|\s*$)\s*(.*)$")
+_BULLET = re2.compile(r"^[\s*•·+-]*")
 WORD = re2.compile(r"[A-Za-z0-9][A-Za-z0-9'’%.-]*")
 MAX_EVIDENCE_CHARS = 240
+
+
+@dataclass(frozen=True)
+class Section:
+    """A headed part of a written update: the heading's words, lower case, and the item lines
+    under it (the rest of the heading line counts as an item: "Blocked: N/A")."""
+
+    heading: str
+    items: tuple[Span, ...]
 
 
 @dataclass(frozen=True)
@@ -48,6 +60,10 @@ def _strip(text: str, start: int, end: int) -> tuple[int, int]:
     while end > start and text[end - 1] in " \t\r\n,\"'“”‘’)":
         end -= 1
     return start, end
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip(" \t-*•"))
 
 
 def to_digits(text: str) -> str:
@@ -81,6 +97,66 @@ class Answer:
             for s, e in _spans(self.text, sentence.start, sentence.end, _CLAUSE_BREAK):
                 out.append((self._make(s, e), sentence))
         return out
+
+    @cached_property
+    def sections(self) -> list[Section]:
+        """Headed lists ("Done:" / "Blocked:" / "Next:"), when the answer is written as one.
+        A line is a heading when it is a short label ending in a colon, or a one-to-three-word
+        line followed by indented or bulleted items."""
+        lines, cursor = [], 0
+        for raw in self.text.split("\n"):
+            lines.append((cursor, raw))
+            cursor += len(raw) + 1
+        out: list[Section] = []
+        current: tuple[str, list[Span]] | None = None
+        for index, (start, raw) in enumerate(lines):
+            match = _HEADING.match(raw)
+            following = lines[index + 1][1] if index + 1 < len(lines) else ""
+            is_heading = match is not None and (
+                raw.rstrip().endswith(":") or ":" in raw[: match.end(1) + 2]
+                or (len(match.group(1).split()) <= 2 and not match.group(2)
+                    and _indent(following) > _indent(raw))
+            )
+            if is_heading and len(match.group(1).split()) <= 3:
+                if current:
+                    out.append(Section(current[0], tuple(current[1])))
+                current = (match.group(1).strip().lower(), [])
+                if match.group(2).strip():
+                    current[1].append(self._make(start + match.start(2), start + match.end(2)))
+            elif current is not None:
+                item_start = start + _BULLET.match(raw).end()
+                item_end = start + len(raw.rstrip())
+                if item_end > item_start:
+                    current[1].append(self._make(item_start, item_end))
+        if current:
+            out.append(Section(current[0], tuple(current[1])))
+        return out if len(out) >= 2 else []  # one label is a sentence ("Note: …"), not a list
+
+    @cached_property
+    def grammar(self):
+        """The answer's clauses as read from its parse (scoring.grammar), made on first use."""
+        from scoring.grammar import read
+
+        return read(self.text)
+
+    def reading(self, name: str) -> list:
+        """The clauses with one grammar reading ("done_work", "planned_action", …)."""
+        from scoring.grammar import clauses_reading
+
+        return clauses_reading(self.grammar, name)
+
+    def is_bare_heading(self, sentence: Span) -> bool:
+        """A heading line with nothing after it ("- Blocked:"): it says nothing by itself."""
+        return any(
+            not section.items and sentence.text.strip(" -*•:").lower() == section.heading
+            for section in self.sections
+        )
+
+    def sentence_at(self, position: int) -> Span | None:
+        for sentence in self.sentences:
+            if sentence.start <= position < sentence.end:
+                return sentence
+        return None
 
     @cached_property
     def words(self) -> list[str]:

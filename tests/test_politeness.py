@@ -104,7 +104,7 @@ def test_a_bad_jsonl_line_fails_alone(tmp_path):
     path = tmp_path / "requests.jsonl"
     path.write_text('{"id": 1, "text": "Thanks a lot!"}\nnot json\n{"id": 3, "text": ""}\n', encoding="utf-8")
     result = coach("politeness", "--jsonl", str(path), "--format", "json")
-    assert result.returncode == 1
+    assert result.returncode == 2
     assert [json.loads(line)["id"] for line in result.stdout.splitlines()] == [1]
     assert [line.split(":")[1] for line in result.stderr.splitlines()] == ["2", "3"]
 

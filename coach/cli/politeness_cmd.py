@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 from coach.cli import jsonl
-from coach.content import read_utf8
+from coach.content import read_utf8, text_problem
 from coach.errors import CoachError, EmptyAnswerError
 
 
@@ -43,8 +43,12 @@ def judge(text: str, request_id=None) -> dict:
 
 
 def run(args) -> int:
+    from scoring import MAX_SCORED_CHARS
+
     if args.jsonl is None:
-        text = args.text if args.text is not None else read_utf8(args.file)
+        text = args.text if args.text is not None else read_utf8(args.file, MAX_SCORED_CHARS * 4)
+        if problem := text_problem(text):
+            raise CoachError(f"--text: {problem}")
         print(json.dumps(judge(text), ensure_ascii=False))
         return 0
     failures = seen = 0
@@ -64,4 +68,4 @@ def run(args) -> int:
         print(json.dumps(result, ensure_ascii=False))
     if not seen:
         raise EmptyAnswerError(f"{args.jsonl} holds no requests")
-    return 1 if failures else 0
+    return 2 if failures else 0  # as `coach score`: bad input is exit 2

@@ -9,8 +9,9 @@ from pathlib import Path
 import scoring
 from coach.cli import jsonl
 from coach.config import load_settings
-from coach.content import default_library, read_utf8
+from coach.content import default_library, read_utf8, text_problem
 from coach.errors import CoachError, EmptyAnswerError
+from scoring.grammar import prime
 
 
 def register(subparsers) -> None:
@@ -43,22 +44,50 @@ def run(args) -> int:
     if args.turn:
         card.turn(args.turn)  # an unknown turn fails before any input is read
     if args.jsonl is None:
-        text = args.text if args.text is not None else read_utf8(args.file)
+        text = args.text if args.text is not None else read_utf8(args.file, scoring.MAX_SCORED_CHARS * 4)
+        if problem := text_problem(text):
+            raise CoachError(f"--text: {problem}")
         print(json.dumps(_score_one(card, args.turn, text, None, args.llm, settings), ensure_ascii=False))
         return 0
-    failures = 0
-    for number, line, problem in jsonl.lines(args.jsonl):
-        if problem is None and not line.strip():
-            continue
-        try:
-            if problem is not None:
-                raise ValueError(problem)
-            item = jsonl.parse(line, optional=("turn",))
-            turn = item.get("turn") or args.turn
-            result = _score_one(card, turn, item.get("text") or "", item.get("id"), args.llm, settings)
-        except (ValueError, CoachError) as exc:
-            failures += 1
-            print(f"{args.jsonl}:{number}: {exc}", file=sys.stderr)
-            continue
-        print(json.dumps(result, ensure_ascii=False))
+    failures = seen = 0
+    for chunk in _chunks(jsonl.lines(args.jsonl), CHUNK_LINES):
+        items = []
+        for number, line, problem in chunk:
+            if problem is None and not line.strip():
+                continue
+            seen += 1
+            try:
+                if problem is not None:
+                    raise ValueError(problem)
+                items.append((number, jsonl.parse(line, optional=("turn",)), None))
+            except ValueError as exc:
+                items.append((number, None, exc))
+        prime([item["text"] for _, item, _ in items if item is not None and isinstance(item.get("text"), str)])
+        for number, item, error in items:
+            try:
+                if error is not None:
+                    raise error
+                turn = item.get("turn") or args.turn
+                result = _score_one(card, turn, item.get("text") or "", item.get("id"), args.llm, settings)
+            except (ValueError, CoachError) as exc:
+                failures += 1
+                print(f"{args.jsonl}:{number}: {exc}", file=sys.stderr)
+                continue
+            print(json.dumps(result, ensure_ascii=False))
+    if not seen:
+        raise EmptyAnswerError(f"{args.jsonl} holds no answers")
     return 2 if failures else 0
+
+
+CHUNK_LINES = 256  # lines parsed together (scoring.grammar.prime) before they are scored, in order
+
+
+def _chunks(iterable, size):
+    chunk = []
+    for item in iterable:
+        chunk.append(item)
+        if len(chunk) == size:
+            yield chunk
+            chunk = []
+    if chunk:
+        yield chunk

@@ -7,8 +7,8 @@ import sys
 from pathlib import Path
 
 from coach.config import load_settings
-from coach.content import default_library
-from coach.errors import AnswerTooLongError, CoachError, EmptyAnswerError
+from coach.content import as_text, default_library, not_utf8, text_problem
+from coach.errors import AnswerTooLongError, CoachError, ConcurrentAnswerError, EmptyAnswerError
 from coach.practice import Coach, PracticeView
 from coach.report import history
 from coach.session import PracticeEngine
@@ -70,7 +70,7 @@ def _print_answer(view: PracticeView) -> None:
 def run_practice(args) -> int:
     coach = _coach()
     if args.session:
-        view = coach.open(args.session)
+        view = coach.resume(args.session)
     elif args.card:
         view = coach.start(args.card, args.persona)
     else:
@@ -94,22 +94,32 @@ def run_practice(args) -> int:
         return _answer_with_recordings(coach, view, args.audio)
     interactive = sys.stdin.isatty()
     refused = False  # a refused answer makes the exit code 2 once the input is used up
+    number = 0
     while True:
+        number += 1
         try:
-            line = input("You: " if interactive else "")
+            line, problem = _read_answer(interactive)
         except EOFError:
             _say(f"(input ended; resume with: coach practice --session {view.id})")
             return 2 if refused else 0
+        if problem:  # kept and scored with the bad bytes replaced (U+FFFD); the exit code says so
+            print(f"coach: answer {number}: {problem}", file=sys.stderr)
+            refused = True
         try:
-            view = coach.send_text(view.id, line)
+            # the prompt on screen: an answer is for it, not for one asked elsewhere since
+            view = coach.send_text(view.id, line, turn_pk=_shown(view))
         except EmptyAnswerError as exc:
             print(f"coach: {exc}", file=sys.stderr)
             continue
         except AnswerTooLongError as exc:
             print(f"coach: {exc}", file=sys.stderr)
             refused = True
-            _say(f"{view.persona.name}: {coach.open(view.id).pending.prompt}")
+            view = coach.open(view.id)  # the same prompt, asked again
+            _say(f"{view.persona.name}: {_pending(view).prompt}")
             continue
+        except ConcurrentAnswerError as exc:  # the session moved on elsewhere: stop here
+            print(f"coach: {exc}", file=sys.stderr)
+            return 2
         except CoachError as exc:
             print(f"coach: {exc}", file=sys.stderr)
             return 2
@@ -119,12 +129,43 @@ def run_practice(args) -> int:
             return 2 if refused else 0
 
 
+def _shown(view: PracticeView) -> int | None:
+    return view.pending.id if view.pending is not None else None
+
+
+def _pending(view: PracticeView):
+    if view.pending is None:
+        raise CoachError("this session is finished; start a new one")
+    return view.pending
+
+
+def _read_answer(interactive: bool) -> tuple[str, str | None]:
+    """One answer line, and why it is not quite what was sent (bytes that are not UTF-8 are
+    replaced by U+FFFD, so the answer and every line after it are still used). EOFError at the end."""
+    if interactive:
+        try:
+            line = input("You: ")
+        except UnicodeDecodeError as exc:
+            return "", not_utf8(exc.object[exc.start], "type it again")
+        problem = text_problem(line, "it was kept with the bad bytes replaced by U+FFFD")
+        return as_text(line), problem
+    raw = sys.stdin.buffer.readline()
+    if not raw:
+        raise EOFError
+    raw = raw.rstrip(b"\r\n") if raw.endswith(b"\n") else raw
+    try:
+        return raw.decode("utf-8"), None
+    except UnicodeDecodeError as exc:
+        return raw.decode("utf-8", "replace"), not_utf8(
+            raw[exc.start], "it was kept with the bad bytes replaced by U+FFFD")
+
+
 def _answer_with_recordings(coach: Coach, view: PracticeView, recordings: list[Path]) -> int:
     """Each recording answers the pending prompt, through the same engine path as the app's
     voice turn (saved, transcribed with the card's vocabulary, scored, followed up)."""
     for path in recordings:
         try:
-            view = coach.send_audio(view.id, path)
+            view = coach.send_audio(view.id, path, turn_pk=_shown(view))
         except CoachError as exc:
             print(f"coach: {path}: {exc}", file=sys.stderr)
             return 2
@@ -143,7 +184,12 @@ def _finish(view: PracticeView) -> None:
     _say(view.report())
 
 
+MAX_HISTORY = 1_000_000
+
+
 def run_history(args) -> int:
+    if not 1 <= args.limit <= MAX_HISTORY:
+        raise CoachError(f"--limit must be between 1 and {MAX_HISTORY:,}")
     records = history(open_store(load_settings().database_url), limit=args.limit, library=default_library())
     if args.format == "json":
         print(json.dumps(records, ensure_ascii=False, indent=2))

@@ -50,7 +50,7 @@ def _current_session(coach: Coach, kind: str) -> PracticeView | None:
         return None
     last = st.session_state.pop(LAST_VIEW, None)
     try:
-        view = last if last is not None and last.id == session_id else coach.open(session_id)
+        view = last if last is not None and last.id == session_id else coach.resume(session_id)
     except SessionNotFoundError:
         st.error(f"Cannot open session {widgets.url_value(session_id)}: it does not exist. Start a new one below.")
         _forget(kind)
@@ -165,7 +165,7 @@ def _conversation(coach: Coach, view: PracticeView, kind: str) -> None:
 def _so_far(result: SessionResult, view: PracticeView, korean: bool) -> None:
     """The session's running result, one line; each criterion with the answer that met it."""
     with st.expander(f"Your answer so far: **{result.met} of {result.of}** criteria met"):
-        for state_ in result.criteria.values():
+        for state_ in result.current():
             label = widgets.label(state_.label, state_.label_ko, korean)
             if view.card.several_moments:
                 label += f" ({view.card.turn_label(state_.card_turn)})"
@@ -323,7 +323,9 @@ def _answer_box(coach: Coach, view: PracticeView, kind: str) -> None:
 
     def send() -> PracticeView:
         typed = st.session_state.get(key, "")
-        return coach.send_text(view.id, typed)  # the engine adds the recording's transcript if it was sent
+        # the turn this page showed: when another tab or process answered it meanwhile, the
+        # engine refuses this answer with one message and keeps its text
+        return coach.send_text(view.id, typed, turn_pk=pending.id)  # the recording's transcript goes with it if sent
 
     actions[0].button("Send answer", type="primary", key="send", on_click=_gesture, args=(send, key))
     if pending.kind == "retry":

@@ -160,7 +160,7 @@ def _send_live(engine: PracticeEngine, view: SessionView, entry: dict, hold: boo
             if hold:
                 _keep_for_box(view, engine.transcribe_only(view.id, live.path, transcript=transcript))
                 return
-            result = engine.answer_with_audio(view.id, live.path, transcript=transcript)
+            result = engine.answer_with_audio(view.id, live.path, transcript=transcript, turn_pk=view.pending.id)
             log.info("live answer of %.1f s: last segment %.2f s, turn %.2f s", live.seconds,
                      finished - started, time.perf_counter() - finished)
     except CoachError as exc:
@@ -228,7 +228,7 @@ def _send_recording(engine: PracticeEngine, view: SessionView, data: bytes, entr
                 entry.update(text=transcript.text, transcript_json=transcript.model_dump_json(),
                              timing=transcript.to_timing())
                 return False  # the transcript goes to the answer box, beside the draft
-            result = engine.answer_with_audio(view.id, data, suffix=".wav")
+            result = engine.answer_with_audio(view.id, data, suffix=".wav", turn_pk=view.pending.id)
     except CoachError as exc:
         entry["error"] = str(exc)
         return False

@@ -69,6 +69,44 @@ def negated_before(answer: Answer, position: int) -> bool:
     return regex("guards", "negation_before").search(answer.text[max(0, position - 40) : position]) is not None
 
 
+def check_readings(names: list[str]) -> list[str]:
+    """Field validator: every named grammar reading exists (scoring.grammar.READINGS)."""
+    from scoring.grammar import READINGS
+
+    for name in names:
+        if name not in READINGS:
+            raise ValueError(f"unknown grammar reading {name!r} (known: {', '.join(sorted(READINGS))})")
+    return names
+
+
+def with_readings(
+    answer: Answer, found: list[tuple[Span, int | None]], readings=(), unless=()
+) -> list[tuple[Span, int | None]]:
+    """Phrase matches plus the sentences whose clauses have one of `readings` (what the grammar
+    says the sentence does), minus the sentences where an `unless` reading holds and no positive
+    one does ("I'll keep this short" is meta-talk, not a plan)."""
+    if not (readings or unless) or (found and not unless):
+        return found  # the phrase lists already settle it: no parse needed
+    positive: dict[int, int] = {}
+    for name in readings:
+        for clause in answer.reading(name):
+            sentence = answer.sentence_at(clause.position)
+            if sentence is not None:
+                positive.setdefault(sentence.start, clause.position)
+    vetoed = set()
+    for name in unless:
+        for clause in answer.reading(name):
+            sentence = answer.sentence_at(clause.position)
+            if sentence is not None and sentence.start not in positive:
+                vetoed.add(sentence.start)
+    out = [(s, p) for s, p in found if s.start not in vetoed]
+    have = {s.start for s, _ in out}
+    for sentence in answer.sentences:
+        if sentence.start in positive and sentence.start not in have:
+            out.append((sentence, positive[sentence.start]))
+    return out
+
+
 @dataclass
 class Hit:
     met: bool

@@ -19,6 +19,7 @@ from scoring.detectors.base import (
     lexicon,
     negated_before,
     regex,
+    with_readings,
 )
 from scoring.regex import WordPatterns, check_patterns
 from scoring.text import Answer
@@ -66,8 +67,10 @@ class SelfAction(Detector):
     Params = SelfActionParams
     description = (
         "The speaker took a concrete technical action themselves ('I rewrote the jit "
-        "boundaries'): first person, an action verb and a named technique in one clause. "
-        "Actions of the team, a vendor or a colleague do not count."
+        "boundaries'): first person, an action verb and a named technique in one clause, or a change "
+        "to a named part of the system read from the parse (grammar reading own_change, which also "
+        "reads a logbook line with no subject: 'Switched from MBS=1 to MBS=2'). Actions of the team, "
+        "a vendor or a colleague do not count."
     )
 
     def detect(self, answer, params, turn_id):
@@ -80,6 +83,7 @@ class SelfAction(Detector):
                 found.append((sentence, clause.start + match.start()))
             elif extra and (m := extra.search(clause.text)):
                 found.append((sentence, clause.start + m.start()))
+        found = with_readings(answer, found, ("own_change",))
         if not found:
             return Hit.none("no technique the speaker applied themselves ('I …')")
         return Hit(True, 1.0, first_sentences(answer, found), "a concrete action of the speaker's own")
@@ -90,7 +94,8 @@ class Process(Detector):
     Params = ExtraPatterns
     description = (
         "How the problem was worked: profiling, root-cause analysis, a hypothesis and its "
-        "verification, a benchmark before and after."
+        "verification, a benchmark before and after; or the speaker's own diagnosis told as a "
+        "narrative (grammar reading diagnosis: 'I compared the two captures byte by byte')."
     )
 
     def detect(self, answer, params, turn_id):
@@ -100,6 +105,7 @@ class Process(Detector):
             for sentence, start in _sentences_matching(answer, patterns, guard=False)
             if not negated_before(answer, start)
         ]
+        found = with_readings(answer, found, ("diagnosis",))
         if not found:
             return Hit.none("no profiling, root cause, hypothesis or benchmark described")
         return Hit(True, 1.0, first_sentences(answer, found), "describes how the problem was found")
@@ -134,25 +140,29 @@ class MeasuredResult(Detector):
 
     def detect(self, answer, params, turn_id):
         rx = _result_regexes(tuple(params.extra_outcome_words))
-        found = []
+        changes, levels = [], []
         for clause, sentence in answer.clauses:
-            text = clause.numeric
             if is_negated(clause) or is_future(clause):
                 continue
-            if self._has_result_figure(text, rx):
-                found.append((sentence, None))
-        if not found:
+            kind = self._result_figure(clause.numeric, rx)
+            if kind:
+                (changes if kind == "change" else levels).append((sentence, None))
+        if not (changes or levels):
             return Hit.none("no figure that shows the result (a before/after, %, x-fold or metric)")
-        return Hit(True, 1.0, first_sentences(answer, found), "gives a number for the outcome")
+        # a before → after or x-fold change proves the result better than a level ("the GPUs waited
+        # about 30 % of each step" describes the problem): it is quoted first
+        evidence = first_sentences(answer, changes) + first_sentences(answer, levels)
+        return Hit(True, 1.0, list(dict.fromkeys(evidence))[:3], "gives a number for the outcome")
 
     @staticmethod
-    def _has_result_figure(text: str, rx: dict) -> bool:
+    def _result_figure(text: str, rx: dict) -> str | None:
+        """'change' (before → after, x-fold, a comparison), 'level' (a metric with a figure) or None."""
         # blank out setup numbers and years so they cannot pass as results
         cleaned = rx["year"].sub(" ", rx["setup_units"].sub(" ", text))
         if rx["from_to"].search(cleaned) or rx["multiplier"].search(cleaned) or rx["comparison"].search(cleaned):
-            return True
+            return "change"
         has_outcome = rx["outcome"].search(cleaned) is not None or rx["metric"].search(cleaned) is not None
-        return has_outcome and bool(rx["percent"].search(cleaned) or rx["unit"].search(cleaned))
+        return "level" if has_outcome and bool(rx["percent"].search(cleaned) or rx["unit"].search(cleaned)) else None
 
 
 @cache
@@ -170,8 +180,9 @@ class Teamwork(Detector):
     Params = ExtraPatterns
     description = (
         "Concrete collaboration: who did what, a split of roles, working with a named "
-        "person or team on something. A bare 'we' does not count, and neither does only "
-        "someone else's work: a colleague's part counts when the speaker's own part is said too."
+        "person or team on something (grammar readings collaboration and named_colleague). A bare "
+        "'we' does not count, and neither does only someone else's work: a colleague's part counts "
+        "when the speaker's own part is said too."
     )
 
     def detect(self, answer, params, turn_id):
@@ -184,6 +195,8 @@ class Teamwork(Detector):
                 match = others.search(sentence.text) or named.search(sentence.text)
             if match and not negated_before(answer, sentence.start + match.start()):
                 found.append((sentence, sentence.start + match.start()))
+        readings = ("collaboration", "named_colleague") if speaker_acted else ("collaboration",)
+        found = with_readings(answer, found, readings)
         if not found:
             return Hit.none("no concrete collaboration (who did what)")
         return Hit(True, 1.0, first_sentences(answer, found), "says who did what in the team")
@@ -196,6 +209,7 @@ class _SentencePhrases(Detector):
     Params = ExtraPatterns
     missing_reason: str
     met_reason: str
+    readings: tuple[str, ...] = ()
 
     def detect(self, answer, params, turn_id):
         negative = lexicon("experience", f"{self.type}_negative")
@@ -208,6 +222,7 @@ class _SentencePhrases(Detector):
             match = patterns.search(sentence.text)
             if match:
                 found.append((sentence, sentence.start + match.start()))
+        found = with_readings(answer, found, self.readings)
         if not found:
             return Hit.none(self.missing_reason)
         return Hit(True, 1.0, first_sentences(answer, found), self.met_reason)
@@ -215,7 +230,11 @@ class _SentencePhrases(Detector):
 
 class OptionsRejected(_SentencePhrases):
     type = "options_rejected"
-    description = "An alternative that was considered and not chosen, ideally with why."
+    description = (
+        "An alternative that was considered and not chosen, ideally with why; or one turned down as the "
+        "grammar reads it (choice_over_option: 'we looked at Redis and went with Postgres', 'switched from X')."
+    )
+    readings = ("choice_over_option",)
     missing_reason = "no alternative named that was considered and rejected"
     met_reason = "names an option that was rejected"
 

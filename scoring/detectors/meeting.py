@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re2
 from pydantic import Field, field_validator, model_validator
 
 from scoring import politeness
@@ -9,10 +10,12 @@ from scoring.detectors.base import (
     Detector,
     Hit,
     Params,
+    check_readings,
     compiled,
     first_sentences,
     lexicon,
     pattern_data,
+    with_readings,
 )
 from scoring.regex import check_patterns, word_patterns
 from scoring.text import Answer
@@ -27,12 +30,36 @@ def _matches(answer: Answer, patterns) -> list:
     ("fifty-two percent" meets a pattern written for "52%"); evidence is the sentence."""
     found = []
     for sentence in answer.sentences:
+        if answer.sections and answer.is_bare_heading(sentence):
+            continue
         match = patterns.search(sentence.text)
         if match:
             found.append((sentence, sentence.start + match.start()))
         elif sentence.numeric != sentence.text and patterns.search(sentence.numeric):
             found.append((sentence, None))
     return found
+
+
+def _section_items(answer: Answer, headings, *, specific: bool) -> list:
+    """Items listed under one of `headings` in a written update ("Done:" → "- merged the retry fix").
+    With `specific`, only items that name their work (three words or more, or a product-like token)."""
+    found = []
+    for section in answer.sections:
+        if section.heading not in headings:
+            continue
+        for item in section.items:
+            words = item.text.split()
+            if not any(ch.isalnum() for ch in item.text) or item.text.strip().lower() in {"todo", "tbd", "?"}:
+                continue
+            if specific and len(words) < 3 and not any(_PRODUCT_LIKE.search(w) for w in words):
+                continue
+            sentence = answer.sentence_at(item.start)
+            if sentence is not None:
+                found.append((sentence, item.start))
+    return found
+
+
+_PRODUCT_LIKE = re2.compile(r"[A-Z0-9][a-z]*[A-Z0-9.]|[a-z][.-][a-z]|`")
 
 
 def _blunt_hits(answer: Answer, patterns) -> list[str]:
@@ -47,8 +74,11 @@ class MeetingMoveParams(Params):
     forbid_move: str | None = None
     needs_move: str | None = None
     forbid_rude: bool = False
+    readings: list[str] = Field(default_factory=list)
+    unless_readings: list[str] = Field(default_factory=list)
 
     _regexes = field_validator("extra_patterns", "forbid")(check_patterns)
+    _readings = field_validator("readings", "unless_readings")(check_readings)
 
     @model_validator(mode="after")
     def _known_moves(self):
@@ -71,7 +101,10 @@ class MeetingMove(Detector):
         "check_connection, ask_repeat, take_floor, yield_floor, share_screen), chosen per card "
         "or per turn (`by_turn`). A phrase from `forbid` or `forbid_move` anywhere makes it unmet; "
         "with `needs_move`, it only counts when that move is in the answer too; with `forbid_rude`, "
-        "a rude line (the politeness strategies' `rude`) does not count as the move."
+        "a rude line (the politeness strategies' `rude`) does not count as the move. Each move may "
+        "also be met by what its sentences do grammatically (its `readings` in meeting.yaml, plus "
+        "`readings` here: done_work, planned_action, stuck, …) and is not met by a sentence whose "
+        "`unless_readings` hold (meta_talk, announcement)."
     )
 
     def detect(self, answer, params, turn_id):
@@ -85,7 +118,14 @@ class MeetingMove(Detector):
             blunt += _sentences_of(answer, rude)
         if blunt:
             return Hit(False, 0.0, blunt[:2], "a blunt phrase undoes the softening")
-        found = _matches(answer, patterns)
+        node = _moves()[move] if move else {}
+        listed = _section_items(answer, node.get("headings", ()), specific=node.get("specific_items", False))
+        found = with_readings(
+            answer,
+            _matches(answer, patterns) + listed,
+            (*node.get("readings", ()), *params.readings),
+            (*node.get("unless_readings", ()), *params.unless_readings),
+        )
         if found and params.needs_move and not _matches(answer, lexicon("meeting", "moves", params.needs_move)):
             found = []
         if not found:
@@ -99,8 +139,12 @@ class PhrasesParams(Params):
     unless: list[str] = Field(default_factory=list)
     forbid: list[str] = Field(default_factory=list)
     min_matches: int = Field(default=1, ge=1)
+    readings: list[str] = Field(default_factory=list)
+    unless_readings: list[str] = Field(default_factory=list)
+    headings: list[str] = Field(default_factory=list)
 
     _regexes = field_validator("patterns", "unless", "forbid")(check_patterns)
+    _readings = field_validator("readings", "unless_readings")(check_readings)
 
     @field_validator("by_turn")
     @classmethod
@@ -111,8 +155,8 @@ class PhrasesParams(Params):
 
     @model_validator(mode="after")
     def _something(self):
-        if not (self.patterns or self.by_turn):
-            raise ValueError("give `patterns` or `by_turn`")
+        if not (self.patterns or self.by_turn or self.readings):
+            raise ValueError("give `patterns`, `by_turn` or `readings`")
         return self
 
 
@@ -122,14 +166,17 @@ class Phrases(Detector):
     description = (
         "Phrases the author lists in the card (regexes, whole words, any case), for the whole "
         "card or per turn; a match containing an `unless` pattern does not count; `min_matches` "
-        "different sentences must match; `forbid` undoes it."
+        "different sentences must match; `forbid` undoes it. `readings` (grammar: owner_action, "
+        "timed_action, …) also meet it; `unless_readings` veto a sentence; items listed under one of "
+        "`headings` in a written list (\"Decisions:\") meet it too."
     )
 
     def detect(self, answer, params, turn_id):
         patterns = word_patterns(tuple(params.by_turn.get(turn_id, params.patterns)), tuple(params.unless))
         if params.forbid and (blunt := _blunt_hits(answer, compiled(tuple(params.forbid)))):
             return Hit(False, 0.0, blunt[:2], "uses a phrase this criterion rules out")
-        found = _matches(answer, patterns)
+        listed = _section_items(answer, tuple(h.lower() for h in params.headings), specific=False)
+        found = with_readings(answer, _matches(answer, patterns) + listed, params.readings, params.unless_readings)
         if len(found) < params.min_matches:
             return Hit(False, 0.0, [], "none of the expected phrases")
         return Hit(True, 1.0, first_sentences(answer, found), "uses an expected phrase")

@@ -1,0 +1,120 @@
+"""The grammar the detectors read: every reading meets its own examples and none of its
+counter-examples, and written updates are read by their headings."""
+
+from __future__ import annotations
+
+import pytest
+
+from scoring.grammar import READINGS, read
+from scoring.text import Answer
+
+CASES = [(name, text, True) for name, r in READINGS.items() for text in r.match] + [
+    (name, text, False) for name, r in READINGS.items() for text in r.no_match
+]
+
+
+@pytest.mark.parametrize("name,text,expected", CASES, ids=lambda v: v if isinstance(v, str) else "")
+def test_every_reading_meets_its_examples_and_not_its_counter_examples(name, text, expected):
+    clauses = read(text)
+    assert any(READINGS[name].test(c) for c in clauses) is expected, [
+        (c.verb, c.tense, c.subject, c.named, c.modal, c.negated) for c in clauses
+    ]
+
+
+def test_every_reading_says_what_it_is_for_and_has_examples_both_ways():
+    for name, reading in READINGS.items():
+        assert reading.description and reading.match and reading.no_match, name
+
+
+def test_a_terse_ticket_style_update_is_read_as_done_and_ongoing_work():
+    answer = Answer("Merged the retry fix. On the billing task today. Staging key still broken.")
+    assert answer.reading("done_work") and answer.reading("ongoing_work") and answer.reading("stuck")
+
+
+def test_a_headed_update_is_read_by_its_sections_and_a_bare_heading_says_nothing():
+    text = "- Done:\n  - ipns resolve PRs\n- Blocked:\n- Next:\n  - Merge the File API PRs"
+    answer = Answer(text)
+    assert [(s.heading, [i.text for i in s.items]) for s in answer.sections] == [
+        ("done", ["ipns resolve PRs"]),
+        ("blocked", []),
+        ("next", ["Merge the File API PRs"]),
+    ]
+    for section in answer.sections:
+        for item in section.items:
+            assert text[item.start : item.end] == item.text  # evidence stays verbatim
+    bare = next(s for s in answer.sentences if "Blocked" in s.text)
+    assert answer.is_bare_heading(bare)
+
+
+def test_one_label_in_prose_is_not_a_list():
+    assert Answer("Note: the deploy is on Friday.").sections == []
+
+
+def _verdict(card_id, turn, text, criterion):
+    import scoring
+    from coach.content import load_library
+    from tests.conftest import REPO
+
+    library = load_library([REPO / "content"], [REPO / "personas"])
+    return scoring.score(library.card(card_id), turn, text).criteria[criterion].met
+
+
+@pytest.mark.parametrize(
+    "card_id,turn,text,criterion",
+    [
+        ("status-update", None, "I'm working on the billing export. I'll keep this short.", "next_steps"),
+        ("status-update", None, "I'm working on the billing export. I'll hand over to Mia now.", "next_steps"),
+        ("video-call-essentials", "check-connection", "Great, awesome, my video is frozen.", "polite"),
+        (
+            "polite-disagreement",
+            None,
+            "I'm not sure about the weekend. I asked because I thought it was fixed.",
+            "reason",
+        ),
+    ],
+)
+def test_keywords_that_fooled_the_scorer_no_longer_give_credit(card_id, turn, text, criterion):
+    """Announcements are not progress, meta-talk is not a plan, a positive word is not politeness, and
+    a 'because' must explain the disagreement."""
+    assert not _verdict(card_id, turn, text, criterion)
+
+
+@pytest.mark.parametrize(
+    "card_id,text,criterion",
+    [
+        ("status-update", "Finished wiring the new login service into checkout.", "progress"),
+        ("status-update", "Finished wiring the new login service into checkout.", "context"),
+        (
+            "status-update",
+            "Merged the retry fix. On the billing task today. Staging key still broken.",
+            "blocker_or_ask",
+        ),
+        ("meeting-summary", "The coordinator will circulate the notes.", "owners"),
+        ("polite-disagreement", "I'm a bit skeptical about moving everything at once.", "softened_disagreement"),
+        ("polite-disagreement", "I guess I disagree with the weekend plan.", "softened_disagreement"),
+        ("gpu-cluster-optimization", "After agreeing a target with the PM, I profiled the loader.", "teamwork"),
+        (
+            "gpu-cluster-optimization",
+            "Based on Daniel's suggestion I set num_workers to zero in the loader.",
+            "teamwork",
+        ),
+        (
+            "gpu-cluster-optimization",
+            "At iteration 21680 I switched from the fused kernel to the reference one.",
+            "options_rejected",
+        ),
+        ("gpu-cluster-optimization", "Switched from MBS=1 to MBS=2 at GBS=784.", "optimization_experience"),
+        (
+            "speaking-up-first",
+            "I'm imagining a rule where each borrow gets a fresh lifetime. Is that sensible?",
+            "contribution",
+        ),
+        (
+            "clarifying-question",
+            "Is the idea that we could ship the API first and the UI later?",
+            "checks_understanding",
+        ),
+    ],
+)
+def test_what_real_people_say_in_their_own_words_is_credited(card_id, text, criterion):
+    assert _verdict(card_id, None, text, criterion)
