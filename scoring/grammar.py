@@ -119,6 +119,7 @@ class Clause:
     subject: str  # speaker | team | listener | person | role | thing | pronoun | none
     subject_text: str
     named: tuple[str, ...]  # the specific things it names ("the new login service")
+    detailed: tuple[str, ...]  # of those, the ones described in detail ("the new login service", "Redis")
     others: bool  # another person or team takes part ("with her", "with the PM")
     timed: bool  # tied to a time ("by Thursday", "until the next sync")
     question: bool
@@ -288,7 +289,7 @@ def _clauses_of(doc, base: int) -> list[Clause]:
             )
             state = None
             for t in own:
-                if t.dep_ in {"acomp", "oprd", "attr", "ccomp", "advmod", "prt"} or t is pred:
+                if t.dep_ in {"acomp", "oprd", "attr", "ccomp", "advmod"} or t is pred:
                     word = t.text.lower()
                     if word in _words("stuck_states"):
                         state = "stuck"
@@ -300,6 +301,12 @@ def _clauses_of(doc, base: int) -> list[Clause]:
                 if t.dep_ in {"dobj", "pobj", "attr", "nsubjpass", "nsubj", "ROOT", "appos", "oprd", "npadvmod"}
                 and t is not subject
                 and _is_named(t)
+            )
+            detailed = tuple(
+                t.text
+                for t in own
+                if t.text in named
+                and (t.pos_ == "PROPN" or sum(c.dep_ in {"compound", "amod", "nmod"} for c in t.children) >= 2)
             )
             subject_named = subject is not None and _subject_kind(subject) == "thing" and _is_named(subject)
             if subject_named:
@@ -323,6 +330,7 @@ def _clauses_of(doc, base: int) -> list[Clause]:
                     subject=_subject_kind(subject) if subject is not None else "implicit" if implicit else "none",
                     subject_text=subject.text if subject is not None else "",
                     named=named,
+                    detailed=detailed,
                     others=others,
                     timed=_TIME_WORDS.search(text) is not None,
                     colleagues=tuple(
@@ -401,11 +409,20 @@ _WORKERS = {"speaker", "team", "none"}
 def _done_work(c: Clause) -> bool:
     if c.negated or c.question or _stuck(c) or c.modal in {"would", "could", "should", "might", "may", "can", "must"}:
         return False
+    if c.verb in {"miss", "fail", "lose", "crash", "forget", "break", "skip"}:
+        return False  # "we missed two incidents": something that happened, not work done
     if _announcement(c) or (c.verb in _words("meta_talk_verbs") - {"finish", "start", "add", "share"} and not c.named):
         return False
     if c.subject in _WORKERS and c.tense in {"past", "perfect"} and c.named:
         return True
     return c.state == "done" and (c.named or c.subject in {"pronoun", "thing"}) and c.tense != "future"
+
+
+def _names_work(c: Clause) -> bool:
+    """The work placed for the listener: work in progress on a named thing, or finished work on a
+    thing described in detail ('Finished wiring the new login service into checkout'; not 'I fixed
+    three bugs')."""
+    return _ongoing_work(c) or (_done_work(c) and bool(c.detailed))
 
 
 def _ongoing_work(c: Clause) -> bool:
@@ -913,6 +930,13 @@ READINGS: dict[str, Reading] = {
             "I didn't finish the parser.",
             "I'll keep this short.",
         ),
+    ),
+    "names_work": Reading(
+        "the work placed for the listener: ongoing work on a named thing, or finished work on a thing "
+        "described in detail.",
+        _names_work,
+        ("Finished wiring the new login service into checkout.", "Focused on the March milestone."),
+        ("I fixed three bugs and merged the config change.", "I finished the API part."),
     ),
     "ongoing_work": Reading(
         "work the speaker is doing now on a named thing ('On the billing task today', 'Focused on the "

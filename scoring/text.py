@@ -130,7 +130,8 @@ class Answer:
                     current[1].append(self._make(item_start, item_end))
         if current:
             out.append(Section(current[0], tuple(current[1])))
-        return out if len(out) >= 2 else []  # one label is a sentence ("Note: …"), not a list
+        # one label is a sentence ("Note: …"), not a list, unless several items follow it
+        return out if len(out) >= 2 or (out and len(out[0].items) >= 2) else []
 
     @cached_property
     def grammar(self):

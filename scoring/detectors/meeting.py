@@ -45,7 +45,7 @@ def _section_items(answer: Answer, headings, *, specific: bool) -> list:
     With `specific`, only items that name their work (three words or more, or a product-like token)."""
     found = []
     for section in answer.sections:
-        if section.heading not in headings:
+        if not any(section.heading == h or section.heading.startswith(h + " ") for h in headings):
             continue
         for item in section.items:
             words = item.text.split()
