@@ -17,12 +17,26 @@ except CoachError as exc:
     widgets.error(f"Rehearse cannot start: {exc}")
     st.stop()
 
+# the sidebar's choices live in the URL too, so a reload keeps them: (state key, URL name,
+# the value in the URL, the default)
+PREFERENCES = [("lang", "lang", "English", "한국어 + English"), ("audio_on", "voice", False, True),
+               ("autoplay", "autoplay", False, True), ("hide_text", "hide", True, False)]
+for key, name, value, default in PREFERENCES:
+    if key not in st.session_state:
+        st.session_state[key] = value if st.query_params.get(name) == str(value).lower() else default
+
 with st.sidebar:
     st.radio("Tips and labels", ["한국어 + English", "English"], key="lang", horizontal=True)
-    st.toggle("Persona voice", value=True, key="audio_on", help="Turn the persona's spoken lines off.")
-    st.toggle("Play each new line by itself", value=True, key="autoplay")
-    st.toggle("Hide the text until I have listened", value=False, key="hide_text",
+    st.toggle("Persona voice", key="audio_on", help="Turn the persona's spoken lines off.")
+    st.toggle("Play each new line by itself", key="autoplay")
+    st.toggle("Hide the text until I have listened", key="hide_text",
               help="Listening practice: the persona's new line is hidden until you open it.")
+
+for key, name, value, _default in PREFERENCES:
+    if st.session_state[key] == value and st.query_params.get(name) != str(value).lower():
+        st.query_params[name] = str(value).lower()
+    elif st.session_state[key] != value and name in st.query_params:
+        del st.query_params[name]
 
 pages = [
     st.Page("coach/ui/pages/library.py", title="Start", icon="🏠", default=True),
@@ -31,3 +45,5 @@ pages = [
     st.Page("coach/ui/pages/history.py", title="History", icon="📈", url_path="history"),
 ]
 st.navigation(pages).run()
+# a gesture's view is for the run right after it; never rendered later, on another visit
+st.session_state.pop("practice-view", None)

@@ -158,10 +158,6 @@ class Settings:
     extra: dict = field(default_factory=dict)
 
     @property
-    def audio_dir(self) -> Path:
-        return self.data_dir / "audio"
-
-    @property
     def tts_cache_dir(self) -> Path:
         return self.data_dir / "tts-cache"
 

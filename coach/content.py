@@ -56,6 +56,8 @@ class Criterion(Strict):
 
 class Turn(Strict):
     id: str = Field(pattern=SLUG)
+    label: str | None = None  # the moment, for learners ("Ask Ravi to repeat"); default: from the id
+    label_ko: str | None = None
     prompt: str
     prompt_ko: str | None = None
     variants: list[str] = Field(default_factory=list)
@@ -126,6 +128,20 @@ class Card(CardFrontMatter):
 
     def criteria_for(self, turn_id: str | None) -> list[Criterion]:
         return [self.criterion(cid) for cid in self.turn(turn_id).criteria]
+
+    def turn_label(self, turn_id: str | None, korean: bool = False) -> str:
+        """A card turn as learners read it: its `label` (and `label_ko` in Korean mode), or
+        the id spelt as words ("take floor"), never the bare id."""
+        turn = next((t for t in self.turns if t.id == turn_id), None)
+        text = (turn.label if turn and turn.label else (turn_id or "").replace("-", " ").replace("_", " ")).strip()
+        if korean and turn is not None and turn.label_ko:
+            return f"{text} · {turn.label_ko}"
+        return text
+
+    @property
+    def several_moments(self) -> bool:
+        """A meeting card with several situations: its criteria are asked once per situation."""
+        return self.kind == "meeting" and len(self.turns) > 1
 
 
 class Voice(Strict):

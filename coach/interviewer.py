@@ -9,10 +9,9 @@ configured LLM when there is one.
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from coach.content import Card, Criterion, Persona
-from scoring.models import CriterionResult
 
 
 @dataclass
@@ -23,25 +22,6 @@ class NextPrompt:
     criterion: str | None = None
     llm: dict | None = None
     note: str | None = None
-
-
-@dataclass
-class Progress:
-    """What the session has shown so far, across all its answers."""
-
-    results: dict[str, CriterionResult] = field(default_factory=dict)
-
-    def add(self, criteria: dict[str, CriterionResult]) -> None:
-        for cid, result in criteria.items():
-            best = self.results.get(cid)
-            if best is None or (result.met and not best.met) or (result.met == best.met and result.score > best.score):
-                merged = result.model_copy()
-                if best and best.met and result.met:
-                    merged.evidence = best.evidence + [e for e in result.evidence if e not in best.evidence]
-                self.results[cid] = merged
-
-    def missing(self, card: Card, turn_id: str) -> list[Criterion]:
-        return [c for c in card.criteria_for(turn_id) if not (self.results.get(c.id) and self.results[c.id].met)]
 
 
 def pick(options: list[str], seed: str) -> str:
@@ -117,12 +97,21 @@ def persona_words(persona: Persona, question: str, index: int) -> str:
     return f"{persona.follow_up_lead_ins[index % len(persona.follow_up_lead_ins)]} {question}"
 
 
-def retry_prompt(card: Card, persona: Persona, turn_id: str, missing: list[Criterion]) -> NextPrompt:
+def retry_prompt(card: Card, persona: Persona, turn_id: str, missing: list[Criterion],
+                 met: list[Criterion] | None = None, index: int = 0) -> NextPrompt:
+    """Another go at a meeting situation, for what is still missing. When the answer already
+    met part of it, the persona takes that and asks only for the missing piece (its lead-in
+    and the criterion's follow-up); its `retry_line` ("Let's try that again …") is only for an
+    answer that met nothing, so the persona never contradicts the scorecard."""
     hint = missing[0].follow_ups[0] if missing else card.turn(turn_id).prompt
+    if met:
+        prompt = persona_words(persona, hint, index)
+    else:
+        prompt = f"{persona.retry_line} {hint}"
     return NextPrompt(
         turn_id=turn_id,
         kind="retry",
-        prompt=f"{persona.retry_line} {hint}",
+        prompt=prompt,
         criterion=missing[0].id if missing else None,
     )
 

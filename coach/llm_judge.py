@@ -188,7 +188,7 @@ def _bears_on(criterion: Criterion, quotes: list[str], scorecard: Scorecard) -> 
 
 
 def _status(settings: Settings, status: str, note: str, info=None) -> dict:
-    llm = {
+    llm: dict = {
         "status": status,
         "model": (info.model if info else (settings.llm_model or "").strip()) or None,
         "prompt_version": PROMPT_VERSION,

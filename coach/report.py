@@ -9,7 +9,7 @@ from coach.content import Card, Library
 from coach.result import session_result
 from coach.session import SessionView
 from coach.store import PracticeSession, Store, Turn
-from coach.summary import Summary
+from coach.summary import ModelAnswerGap, Summary
 
 
 def turn_record(turn: Turn) -> dict:
@@ -35,7 +35,6 @@ def session_record(row: PracticeSession, turns: list[Turn], card: Card | None = 
         "id": row.id,
         "card": row.card_id,
         "persona": row.persona_id,
-        "mode": row.mode,
         "status": row.status,
         "started_at": row.started_at.isoformat(),
         "finished_at": row.finished_at.isoformat() if row.finished_at else None,
@@ -101,51 +100,82 @@ def _quote(text: str) -> list[str]:
     return [f"> {escape_md(line)}" if line.strip() else ">" for line in text.strip().splitlines()]
 
 
-def summary_markdown(summary: Summary, korean: bool, heading: str = "####") -> str:
-    """The end-of-session summary as Markdown: for the report file and for the app."""
-    met = sum(c.met for c in summary.criteria)
-    lines = [f"{heading} Result: {met} of {len(summary.criteria)} criteria met", ""]
+# The summary's wording, once: the app renders these blocks (model answers in tabs, the
+# learner's answers beside each), `coach report` and `coach practice` join them.
+
+
+def result_markdown(summary: Summary, korean: bool, heading: str = "####") -> str:
+    lines = [f"{heading} Result: {summary.met} of {summary.of} criteria met", ""]
     for row in summary.criteria:
         mark = "✅" if row.met else "⬜"
-        where = f" ({row.turn})" if row.turn else ""
+        where = f" ({escape_md(row.turn_label)})" if row.turn_label else ""
         label = _label(row.label, row.label_ko, korean)
-        answer = f" · answer {row.answer + 1}" if row.met and row.answer is not None else ""
+        answer = f" · answer {row.answer_number}" if row.met and row.answer_number else ""
         lines.append(f"- {mark} **{label}**{where}{answer}" + ("" if row.met else " — not shown yet"))
         for quote in row.evidence[:2]:
             lines.append(f"  - “{escape_md(quote)}”")
-    if summary.retell:
-        r = summary.retell
-        lines += ["", f"{heading} Your retell compared with your first answer", "",
-                  f"- First answer: {r.first_met} of {r.of} criteria, {r.first_words} words",
-                  f"- Retell: {r.retell_met} of {r.of} criteria, {r.retell_words} words"
-                  + (f", {r.retell_seconds:.0f} s (target {r.target_seconds} s)" if r.retell_seconds else
-                     f" (target {r.target_seconds} s spoken)")]
-        if r.gained:
-            lines.append(f"- Now in one answer: {', '.join(r.gained)}")
-        if r.lost:
-            lines.append(f"- Dropped from the retell: {', '.join(r.lost)}")
-    if summary.best:
-        lines += ["", f"{heading} Your best answer ({len(summary.best.met)} of {summary.best.of} criteria)", ""]
-        lines += _quote(summary.best.text)
-    if summary.model_answer_gaps:
-        lines += ["", f"{heading} Model answers", ""]
-        for gap in summary.model_answer_gaps:
-            lines += [f"**{escape_md(gap.title)}**", ""]
-            if gap.text:
-                lines += _quote(gap.text)
-                lines.append("")
-            if gap.meets:
-                lines.append(f"- Meets: {', '.join(gap.meets)}")
-            lacked = gap.had + [f"the idea of {c}" for c in gap.concepts]
-            whose = "your best answer" if summary.best else "your answers"
-            if lacked:
-                lines.append(f"- It had what {whose} lacked: {', '.join(lacked)}")
-            else:
-                lines.append(f"- {whose.capitalize()} covered everything this one did.")
-            lines.append("")
-    lines += ["", f"{heading} Practise next", ""]
+    return "\n".join(lines) + "\n"
+
+
+def retell_markdown(summary: Summary) -> str:
+    r = summary.retell
+    if r is None:
+        return ""
+    spoken = f", {r.retell_seconds:.0f} s (target {r.target_seconds} s)" if r.retell_seconds else \
+        f" (target {r.target_seconds} s spoken)"
+    lines = [f"**Your retell compared with your first answer:** {r.retell_met} of {r.of} criteria in one answer "
+             f"({r.retell_words} words{spoken}); "
+             f"your first answer had {r.first_met} of {r.of} ({r.first_words} words)."]
+    if r.gained:
+        lines.append(f"Now in one answer: {', '.join(r.gained)}.")
+    if r.lost:
+        lines.append(f"Left out of the retell: {', '.join(r.lost)}.")
+    return " ".join(lines) + "\n"
+
+
+def practise_markdown(summary: Summary, korean: bool, heading: str = "####") -> str:
+    lines = [f"{heading} Practise next", ""]
     if not summary.practise_next:
         lines.append("Every criterion was met. Try another card, or this one again for a new variant.")
     for item in summary.practise_next:
-        lines.append(f"1. **{item.title}**: {item.tip}" + (f" ({item.tip_ko})" if korean else ""))
+        lines.append(f"1. **{escape_md(item.title)}**: {item.tip}" + (f"  \n   {item.tip_ko}" if korean else ""))
     return "\n".join(lines) + "\n"
+
+
+def yours_markdown(summary: Summary, gap: ModelAnswerGap) -> str:
+    """The learner's answers shown beside one model answer: those that added to the result."""
+    lines = [f"**Your answers** ({summary.met} of {summary.of} criteria in this session)", ""]
+    if not gap.yours:
+        lines.append("_No answer yet._")
+    for number in gap.yours:
+        answer = summary.answer(number)
+        added = ", ".join(answer.added) or "nothing new"
+        lines += [f"_Answer {number} — added: {added}_", ""] + _quote(answer.text) + [""]
+    return "\n".join(lines) + "\n"
+
+
+def model_markdown(gap: ModelAnswerGap) -> str:
+    lines = ["**Model answer**", ""] + _quote(gap.text) + [""]
+    lines.append(f"Meets: {', '.join(gap.meets) or '—'}")
+    return "\n".join(lines) + "\n"
+
+
+def lacked_markdown(gap: ModelAnswerGap) -> str:
+    lacked = gap.had + [f"the idea of {c}" for c in gap.concepts]
+    if lacked:
+        return f"**It had what your answers lacked:** {', '.join(lacked)}\n"
+    return "Your answers covered everything this one did.\n"
+
+
+def summary_markdown(summary: Summary, korean: bool, heading: str = "####") -> str:
+    """The end-of-session summary as Markdown: the report file and the terminal."""
+    parts = [result_markdown(summary, korean, heading)]
+    if summary.retell:
+        parts.append(retell_markdown(summary))
+    parts.append(practise_markdown(summary, korean, heading))
+    if summary.model_answer_gaps:
+        parts.append(f"{heading} Model answers beside your answers\n")
+        for gap in summary.model_answer_gaps:
+            parts += [f"**{escape_md(gap.title)}**\n", yours_markdown(summary, gap), model_markdown(gap),
+                      lacked_markdown(gap)]
+    return "\n".join(parts)

@@ -40,6 +40,7 @@ class TurnDelta:
     """What one scored answer did to the session's result."""
 
     index: int
+    card_turn: str = ""  # the card turn the answer was scored against
     added: list[str] = field(default_factory=list)  # keys first met by this answer
     again: list[str] = field(default_factory=list)  # keys this answer met that an earlier one had met
     missing: list[str] = field(default_factory=list)  # keys still missing after it, most important first
@@ -106,7 +107,7 @@ def session_result(card: Card | None, turns: list[Turn]) -> SessionResult:
             continue
         criteria = json.loads(turn.scorecard_json).get("criteria") or {}
         card_turn = card_turn_of(card, turn)
-        delta = TurnDelta(index)
+        delta = TurnDelta(index, card_turn)
         for cid, verdict in criteria.items():
             key = f"{card_turn}/{cid}" if per_turn else cid
             state = states.get(key)

@@ -25,7 +25,7 @@ from coach.errors import (
     SessionFinishedError,
     TurnPositionTakenError,
 )
-from coach.interviewer import NextPrompt, Progress
+from coach.interviewer import NextPrompt
 from coach.result import SessionResult, TurnDelta, card_turn_of, session_result
 from coach.store import PracticeSession, Store, Turn, recording_path, save_audio_file
 from scoring.grammar import warm_up as warm_up_parser
@@ -51,12 +51,29 @@ def concurrent_answer(session_id: str) -> ConcurrentAnswerError:
 
 @dataclass
 class SessionView:
-    """A session as loaded: its row, card, persona and turns with parsed scorecards."""
+    """A session as loaded: its row, card, persona and turns with parsed scorecards. A gesture
+    loads it once and keeps it current as it writes (`put`), so nothing is loaded twice."""
 
     row: PracticeSession
     card: Card
     persona: Persona
     turns: list[Turn]
+    _result: SessionResult | None = field(default=None, repr=False, compare=False)
+
+    def put(self, turn: Turn) -> Turn:
+        """A turn as just written to the store: replaces the loaded one, or is added."""
+        for index, known in enumerate(self.turns):
+            if known.id == turn.id:
+                self.turns[index] = turn
+                break
+        else:
+            self.turns.append(turn)
+        self._result = None
+        return turn
+
+    def drop(self, turn_pk: int) -> None:
+        self.turns = [t for t in self.turns if t.id != turn_pk]
+        self._result = None
 
     @property
     def id(self) -> str:
@@ -77,8 +94,11 @@ class SessionView:
         return [(t, Scorecard.model_validate_json(t.scorecard_json)) for t in self.turns if t.scorecard_json]
 
     def result(self) -> SessionResult:
-        """The session's running result: one rubric, the best verdict per criterion so far."""
-        return session_result(self.card, self.turns)
+        """The session's running result: one rubric, the best verdict per criterion so far
+        (computed once per change of the turns)."""
+        if self._result is None:
+            self._result = session_result(self.card, self.turns)
+        return self._result
 
     @property
     def answered(self) -> int:
@@ -89,13 +109,6 @@ class SessionView:
 
     def retell(self) -> Turn | None:
         return next((t for t in self.turns if t.kind == "retell" and t.scorecard_json), None)
-
-    def progress(self, turn_id: str | None = None) -> Progress:
-        progress = Progress()
-        for turn, card in self.scorecards():
-            if turn_id is None or turn.turn_id == turn_id:
-                progress.add(card.criteria)
-        return progress
 
 
 @dataclass
@@ -109,6 +122,8 @@ class TurnResult:
     delta: TurnDelta | None = None  # what this answer added, and what is still missing
     transcript: object | None = None  # the coach.stt.Transcript of a spoken answer
     suggestions: list = field(default_factory=list)  # coach.vocabulary.TermSuggestion: misheard terms?
+    session: SessionView | None = None  # the session after the gesture (loaded once, kept current)
+    turn_pk: int | None = None  # the answered turn
     pending_turn: int | None = None  # the id of the turn that `next_prompt` asks (answer it with turn_pk=)
 
 
@@ -121,13 +136,13 @@ class PracticeEngine:
 
     # --- lifecycle ----------------------------------------------------------------------
 
-    def start(self, card_id: str, persona_id: str | None = None, mode: str = "text") -> SessionView:
+    def start(self, card_id: str, persona_id: str | None = None) -> SessionView:
         card = self.library.card(card_id)
         persona = self.library.persona(persona_id or card.persona)
-        row = self.store.create_session(card.id, persona.id, card.content_version, mode=mode)
-        first = interviewer.opening(card, persona, row.id)
-        self._ask(row.id, 0, first)
-        return self.load(row.id)
+        row = self.store.create_session(card.id, persona.id, card.content_version)
+        view = SessionView(row, card, persona, [])
+        self._ask(view, interviewer.opening(card, persona, row.id))
+        return view
 
     def load(self, session_id: str) -> SessionView:
         row, turns = self.store.get_session(session_id)
@@ -143,6 +158,7 @@ class PracticeEngine:
         if view.finished or view.pending is not None or not view.turns:
             return view
         last = view.turns[-1]
+        next_prompt: NextPrompt | None
         if last.status == "refused":  # the same prompt is asked again, as `submit` does
             next_prompt = NextPrompt(last.turn_id, last.kind, last.prompt, criterion=last.criterion,
                                      llm=json.loads(last.llm_json) if last.llm_json else None)
@@ -155,13 +171,10 @@ class PracticeEngine:
             next_prompt = self._next(view, last, scorecard, last.answer_text or "")
         log.info("session %s: resuming a turn interrupted after turn %s", session_id, last.position)
         if next_prompt is None:
-            self.store.finish_session(session_id)
+            self._finish(view)
         else:
-            try:
-                self._ask(session_id, last.position + 1, next_prompt)
-            except TurnPositionTakenError:
-                pass  # another writer resumed it first
-        return self.load(session_id)
+            self._ask(view, next_prompt, last.position + 1)  # or the prompt another writer resumed with
+        return view
 
     def latest_active(self, kind: str | None = None) -> SessionView | None:
         """The newest unfinished session (of a kind of card) whose card still loads, to resume."""
@@ -175,17 +188,40 @@ class PracticeEngine:
                 continue
         return None
 
-    def _ask(self, session_id: str, position: int, prompt: NextPrompt) -> Turn:
+    def _ask(self, view: SessionView, prompt: NextPrompt, position: int | None = None) -> Turn:
+        """The next prompt, as a new turn at `position` (the one after the turn it follows; by
+        default the end of the session). When another writer asked a prompt there first (a
+        resuming window or process), that one is asked instead: the view is loaded again."""
         llm_json = json.dumps(prompt.llm) if prompt.llm else None
-        return self.store.add_turn(session_id, position, prompt.turn_id, prompt.kind, prompt.prompt,
-                                   criterion=prompt.criterion, llm_json=llm_json)
+        if position is None:
+            position = max((t.position for t in view.turns), default=-1) + 1
+        try:
+            return view.put(self.store.add_turn(view.id, position, prompt.turn_id, prompt.kind, prompt.prompt,
+                                                criterion=prompt.criterion, llm_json=llm_json))
+        except TurnPositionTakenError:
+            self._reload(view)
+            return next(t for t in view.turns if t.position == position)
+
+    def _reload(self, view: SessionView) -> None:
+        """Another writer changed the session: the view is brought up to date (a second load,
+        only after a race)."""
+        row, turns = self.store.get_session(view.id)
+        view.row = row
+        view.turns = list(turns)
+        view._result = None
+
+    def _finish(self, view: SessionView) -> None:
+        self.store.finish_session(view.id)
+        view.row.status = "finished"
 
     # --- answers ------------------------------------------------------------------------
 
     def attach_recording(self, session_id: str, audio_path: str) -> Turn:
         """Record the raw audio in the pending turn before it is transcribed."""
-        view = self._active(session_id)
-        return self.store.save_answer(view.pending.id, None, audio_path=audio_path)
+        return self._attach(self._active(session_id), audio_path)
+
+    def _attach(self, view: SessionView, audio_path: str) -> Turn:
+        return view.put(self.store.save_answer(view.pending.id, None, audio_path=audio_path))
 
     # --- spoken answers -------------------------------------------------------------------
 
@@ -210,7 +246,7 @@ class PracticeEngine:
         view = self._active(session_id)
         path = recording_path(self.settings.data_dir, session_id, ".wav")
         live = LiveAnswer(path, stt.load_model(self.settings), self.decode_options(view), self.settings)
-        self.attach_recording(session_id, str(path))
+        self._attach(view, str(path))
         return live
 
     def answer_with_audio(self, session_id: str, audio, *, transcript=None, suffix: str = ".wav",
@@ -230,8 +266,8 @@ class PracticeEngine:
         path = self._keep_recording(view, audio, suffix)
         if transcript is None:
             transcript = stt.transcribe(path, self.settings, self.decode_options(view))
-        result = self.submit(session_id, transcript.text, transcript_json=transcript.model_dump_json(),
-                             timing=transcript.to_timing(), turn_pk=turn_pk or view.pending.id)
+        result = self._submit(view, transcript.text, transcript_json=transcript.model_dump_json(),
+                              timing=transcript.to_timing(), turn_pk=turn_pk or view.pending.id)
         from coach.vocabulary import misheard_terms
 
         result.transcript = transcript
@@ -249,7 +285,7 @@ class PracticeEngine:
         path = self._keep_recording(view, audio, suffix)
         if transcript is None:
             transcript = stt.transcribe(path, self.settings, self.decode_options(view))
-        self.save_transcript(session_id, transcript.model_dump_json())
+        view.put(self.store.save_answer(view.pending.id, None, transcript_json=transcript.model_dump_json()))
         return transcript
 
     def _keep_recording(self, view: SessionView, audio, suffix: str) -> Path:
@@ -269,7 +305,7 @@ class PracticeEngine:
             if home not in path.resolve().parents:
                 path = save_audio_file(self.settings.data_dir, session_id, path.read_bytes(), path.suffix or suffix)
         if view.pending.audio_path != str(path):
-            self.attach_recording(session_id, str(path))
+            self._attach(view, str(path))
         return path
 
     def recovered_recording(self, view: SessionView, quiet_seconds: float = 3.0) -> Path | None:
@@ -296,33 +332,40 @@ class PracticeEngine:
         turn = next((t for t in view.turns if t.id == turn_pk), None)
         if turn is None or not turn.answer_text:
             raise EmptyAnswerError("there is no answer to correct on that turn")
-        if not text or not text.strip():
-            raise EmptyAnswerError("the answer is empty: type or say something first")
-        if len(text) > self.settings.max_answer_chars:
-            raise AnswerTooLongError(f"the answer is {len(text):,} characters; the limit is "
-                                     f"{self.settings.max_answer_chars:,}")
+        self._check_length(text)
         self.store.keep_revision(turn)
         timing = None
         if turn.transcript_json:
             from coach.stt import Transcript
 
             timing = Transcript.model_validate_json(turn.transcript_json).to_timing()
-        self.store.save_answer(turn.id, text)
+        turn = view.put(self.store.save_answer(turn.id, text))
         later = [t for t in view.turns if t.position > turn.position]
         if later and all(not t.answer_text for t in later) and len(later) == 1 and not view.finished:
             # The follow-up was chosen from the old answer and is not answered yet: choose
             # it again from the corrected one.
             self.store.delete_turn(later[0].id)
+            view.drop(later[0].id)
         elif later or view.finished:
             scorecard = self._score(view, turn, text, timing, [])
-            self.store.save_scorecard(turn.id, scorecard.model_dump_json(exclude_none=True),
-                                      scorecard.scorer_version)
-            view = self.load(session_id)
-            progress = view.progress(None if view.card.kind == "interview" else turn.turn_id)
-            met = [cid for cid, r in progress.results.items() if r.met]
+            view.put(self.store.save_scorecard(turn.id, scorecard.model_dump_json(exclude_none=True),
+                                               scorecard.scorer_version))
+            result = view.result()
+            met = result.met_ids(None if view.card.kind == "interview" else turn.turn_id)
             pending = view.pending
-            return TurnResult(scorecard, pending.prompt if pending else None, view.finished, [], met)
-        return self._score_and_continue(self.load(session_id), turn.id, text, timing)
+            index = next(i for i, t in enumerate(view.turns) if t.id == turn.id)
+            return TurnResult(scorecard, pending.prompt if pending else None, view.finished, [], met, result,
+                              result.deltas.get(index), session=view, turn_pk=turn.id,
+                              pending_turn=pending.id if pending else None)
+        return self._score_and_continue(view, turn.id, text, timing)
+
+    def _check_length(self, text: str) -> None:
+        """The one answer check before anything is saved: not empty (the length cap is `submit`'s)."""
+        if not text or not text.strip():
+            raise EmptyAnswerError("the answer is empty: type or say something first")
+        if len(text) > self.settings.max_answer_chars:
+            raise AnswerTooLongError(f"the answer is {len(text):,} characters; the limit is "
+                                     f"{self.settings.max_answer_chars:,}")
 
     def submit(self, session_id: str, text: str, *, transcript_json: str | None = None,
                timing: SpeechTiming | None = None, turn_pk: int | None = None) -> TurnResult:
@@ -331,25 +374,38 @@ class PracticeEngine:
         `turn_pk` is the turn the learner was shown (the CLI and the app pass it): when another
         window or process answered it first, or is scoring an answer to it right now, this
         answer is refused (ConcurrentAnswerError) and kept with the turn, never scored."""
-        view = self._active(session_id, turn_pk)
+        return self._submit(self._active(session_id, turn_pk), text, transcript_json=transcript_json,
+                            timing=timing, turn_pk=turn_pk)
+
+    def _submit(self, view: SessionView, text: str, *, transcript_json: str | None = None,
+                timing: SpeechTiming | None = None, turn_pk: int | None = None) -> TurnResult:
         turn = view.pending
         text = as_text(text or "")  # a byte that was not UTF-8 (a lone surrogate) cannot be stored
         if not text or not text.strip():
             raise EmptyAnswerError("the answer is empty: type or say something first")
         if turn is None or (turn_pk is not None and turn.id != turn_pk) or self._being_scored(turn):
-            raise self._refuse_concurrent(view.id, turn_pk or turn.id, text, transcript_json)
+            shown = turn_pk if turn_pk is not None else turn.id if turn is not None else None
+            if shown is None:
+                raise SessionFinishedError("this session is finished; start a new one")
+            raise self._refuse_concurrent(view.id, shown, text, transcript_json)
+        if transcript_json is None:  # typed: the turn's recording goes with it when its words were sent
+            transcript_json = self._spoken_in(turn, text)
+        if transcript_json is not None and timing is None:  # timing always travels with a transcript
+            from coach.stt import Transcript
+
+            timing = Transcript.model_validate_json(transcript_json).to_timing()
         try:
-            turn = self.store.save_answer(turn.id, text, transcript_json=transcript_json,
-                                          expected_version=turn.version)
+            turn = view.put(self.store.save_answer(turn.id, text, transcript_json=transcript_json,
+                                                   expected_version=turn.version))
         except ConcurrentAnswerError:
             raise self._refuse_concurrent(view.id, turn.id, text, transcript_json) from None
         if len(text) > self.settings.max_answer_chars:
             message = (f"the answer is {len(text):,} characters; the limit is "
                        f"{self.settings.max_answer_chars:,}. It is saved; please send a shorter one")
-            self.store.mark_refused(turn.id, message)
+            view.put(self.store.mark_refused(turn.id, message))
             again = NextPrompt(turn.turn_id, turn.kind, turn.prompt, criterion=turn.criterion,
                                llm=json.loads(turn.llm_json) if turn.llm_json else None)
-            self._ask(view.id, turn.position + 1, again)
+            self._ask(view, again, turn.position + 1)
             raise AnswerTooLongError(message)
         return self._score_and_continue(view, turn.id, text, timing, turn.version, transcript_json)
 
@@ -370,6 +426,15 @@ class PracticeEngine:
                     session_id, turn_pk)
         return concurrent_answer(session_id)
 
+    @staticmethod
+    def _spoken_in(turn: Turn, text: str) -> str | None:
+        """The pending turn's saved transcript (a recording kept beside a typed draft, or found
+        again after a reload), when the text sent contains what was said."""
+        if not turn.transcript_json:
+            return None
+        spoken = (json.loads(turn.transcript_json).get("text") or "").strip()
+        return turn.transcript_json if spoken and spoken in text else None
+
     def retry_scoring(self, session_id: str) -> TurnResult:
         """Score a saved answer whose scoring failed earlier."""
         view = self._active(session_id)
@@ -382,10 +447,15 @@ class PracticeEngine:
                 f"{self.settings.max_answer_chars:,}. Shorten it and send it again")
         return self._score_and_continue(view, turn.id, turn.answer_text, None, turn.version, turn.transcript_json)
 
+    def save_draft(self, turn_pk: int, text: str) -> Turn:
+        """Keep what is typed for a turn not answered yet, so a reload or another tab finds it
+        (written as it changes: no session load)."""
+        return self.store.save_draft(turn_pk, text)
+
     def save_transcript(self, session_id: str, transcript_json: str) -> Turn:
         """Keep a recording's transcript with the pending turn, so a reload brings it back."""
         view = self._active(session_id)
-        return self.store.save_answer(view.pending.id, None, transcript_json=transcript_json)
+        return view.put(self.store.save_answer(view.pending.id, None, transcript_json=transcript_json))
 
     def _active(self, session_id: str, turn_pk: int | None = None) -> SessionView:
         view = self.resume(session_id)
@@ -410,7 +480,7 @@ class PracticeEngine:
         except Exception as exc:  # the answer is saved; the user can retry the scoring
             log.exception("scoring failed for turn %s", turn.id)
             try:
-                self.store.mark_failed(turn.id, f"scoring failed: {exc}", expected_version=version)
+                view.put(self.store.mark_failed(turn.id, f"scoring failed: {exc}", expected_version=version))
             except ConcurrentAnswerError:
                 pass  # another writer answered the turn meanwhile; its state stands
             raise CoachError("scoring failed; your answer is saved and can be scored again") from exc
@@ -425,28 +495,25 @@ class PracticeEngine:
         notes: list[str] = []
         scorecard = self._score(view, turn, text, timing, notes, version)
         try:
-            self.store.save_scorecard(turn_pk, scorecard.model_dump_json(exclude_none=True), scorecard.scorer_version,
-                                      expected_version=version)
-        except ConcurrentAnswerError:
+            view.put(self.store.save_scorecard(turn_pk, scorecard.model_dump_json(exclude_none=True),
+                                               scorecard.scorer_version, expected_version=version))
+        except ConcurrentAnswerError:  # another writer changed the turn meanwhile (a rare second load)
             current = next((t for t in self.load(view.id).turns if t.id == turn_pk), None)
             if current is None or current.answer_text != text:
                 self.store.keep_unused_answer(turn_pk, text, transcript_json)
             raise concurrent_answer(view.id) from None
-        view = self.load(view.id)
         result = view.result()
         session_met = result.met_ids(None if view.card.kind == "interview" else turn.turn_id)
         delta = result.deltas.get(next(i for i, t in enumerate(view.turns) if t.id == turn_pk))
         next_prompt = self._next(view, turn, scorecard, text)
         if next_prompt is None:
-            self.store.finish_session(view.id)
-            return TurnResult(scorecard, None, True, notes, session_met, result, delta)
+            self._finish(view)
+            return TurnResult(scorecard, None, True, notes, session_met, result, delta, session=view, turn_pk=turn_pk)
         if next_prompt.note:
             notes.append(next_prompt.note)
-        try:
-            asked = self._ask(view.id, turn.position + 1, next_prompt)
-        except TurnPositionTakenError:  # a resuming writer asked the next prompt first: use it
-            asked = self.load(view.id).turns[turn.position + 1]
-        return TurnResult(scorecard, asked.prompt, False, notes, session_met, result, delta, pending_turn=asked.id)
+        asked = self._ask(view, next_prompt, turn.position + 1)
+        return TurnResult(scorecard, asked.prompt, False, notes, session_met, result, delta,
+                          session=view, turn_pk=turn_pk, pending_turn=asked.id)
 
     def _judge(self, card: Card, turn_id: str, text: str, scorecard: Scorecard) -> Scorecard:
         from coach.llm_judge import judge
@@ -474,8 +541,7 @@ class PracticeEngine:
         if choice is None:
             depth = interviewer.depth_question(view.card, view.id) if follow_ups == 0 else None
             if depth:
-                prompt = interviewer.persona_words(view.persona, depth, follow_ups)
-                return NextPrompt(main, "follow-up", prompt)
+                return NextPrompt(main, "follow-up", interviewer.persona_words(view.persona, depth, follow_ups))
             return NextPrompt(main, "retell", interviewer.retell_prompt(view.card))
         prompt = NextPrompt(main, "follow-up", "", criterion=",".join(c.id for c in choice.criteria))
         if self.settings.llm_model and len(choice.criteria) == 1:
@@ -492,11 +558,14 @@ class PracticeEngine:
 
     def _next_meeting(self, view: SessionView, turn: Turn, scorecard: Scorecard) -> NextPrompt | None:
         card_turn_ids = [t.id for t in view.card.turns]
-        missing = [view.card.criterion(state.criterion) for state in view.result().missing()
+        result = view.result()
+        missing = [view.card.criterion(state.criterion) for state in result.missing()
                    if state.card_turn == turn.turn_id]
+        met = [view.card.criterion(cid) for cid in result.met_ids(turn.turn_id)]
         retried = any(t.kind == "retry" and t.turn_id == turn.turn_id for t in view.turns)
         if missing and not retried:
-            return interviewer.retry_prompt(view.card, view.persona, turn.turn_id, missing)
+            retries = sum(1 for t in view.turns if t.kind == "retry")
+            return interviewer.retry_prompt(view.card, view.persona, turn.turn_id, missing, met, retries)
         return self._next_card_turn(view, card_turn_ids.index(turn.turn_id) + 1)
 
     def _next_card_turn(self, view: SessionView, index: int) -> NextPrompt | None:
@@ -504,20 +573,23 @@ class PracticeEngine:
             return None
         return interviewer.opening(view.card, view.persona, view.id, index)
 
-    def skip_retry(self, session_id: str) -> str | None:
+    def skip_retry(self, session_id: str) -> SessionView:
         """Move on from an offered retry to the next turn of a meeting card."""
         view = self._active(session_id)
         pending = view.pending
         if pending.kind != "retry" or pending.answer_text:
-            return pending.prompt
+            return view
         index = [t.id for t in view.card.turns].index(pending.turn_id) + 1
         next_prompt = self._next_card_turn(view, index)
-        self.store.mark_skipped(pending.id)
+        view.put(self.store.mark_skipped(pending.id))
         if next_prompt is None:
-            self.store.finish_session(session_id)
-            return None
-        self._ask(session_id, len(view.turns), next_prompt)
-        return next_prompt.prompt
+            self._finish(view)
+            return view
+        self._ask(view, next_prompt, pending.position + 1)
+        return view
 
-    def finish(self, session_id: str) -> None:
-        self.store.finish_session(session_id)
+    def finish(self, session_id: str) -> SessionView:
+        """End the session now (questions not answered stay open gaps)."""
+        view = self.load(session_id)
+        self._finish(view)
+        return view

@@ -35,20 +35,12 @@ def utcnow() -> datetime:
     return datetime.now(UTC)
 
 
-class Profile(SQLModel, table=True):
-    id: int | None = Field(default=None, primary_key=True)
-    name: str = Field(max_length=100, unique=True)
-    created_at: datetime = Field(default_factory=utcnow, sa_type=sa.DateTime(timezone=True))
-
-
 class PracticeSession(SQLModel, table=True):
     __tablename__ = "practice_session"
 
     id: str = Field(default_factory=lambda: uuid.uuid4().hex, primary_key=True, max_length=32)
-    profile_id: int | None = Field(default=None, foreign_key="profile.id")
     card_id: str = Field(max_length=100, index=True)
     persona_id: str = Field(max_length=100)
-    mode: str = Field(default="text", max_length=10)
     status: str = Field(default="active", max_length=20)  # active | finished
     content_version: str = Field(max_length=20)
     started_at: datetime = Field(default_factory=utcnow, sa_type=sa.DateTime(timezone=True), index=True)
@@ -70,6 +62,7 @@ class Turn(SQLModel, table=True):
     answer_text: str | None = Field(default=None, sa_type=sa.Text)
     audio_path: str | None = Field(default=None, sa_type=sa.Text)
     transcript_json: str | None = Field(default=None, sa_type=sa.Text)
+    draft: str | None = Field(default=None, sa_type=sa.Text)  # typed for the pending turn, not sent yet
     scorecard_json: str | None = Field(default=None, sa_type=sa.Text)
     scorer_version: str | None = Field(default=None, max_length=20)
     llm_json: str | None = Field(default=None, sa_type=sa.Text)
@@ -97,6 +90,19 @@ class AnswerRevision(SQLModel, table=True):
     # "corrected" (replaced by correct-and-re-score) or "concurrent" (an answer refused because
     # another window or process answered the same prompt first; never scored)
     reason: str = Field(default="corrected", max_length=20, sa_column_kwargs={"server_default": "corrected"})
+
+
+# Revisions renamed when two lines of work were merged: a database upgraded to the old name
+# goes on from where that revision now sits in the chain (its migration skips what exists).
+RECHAINED = {"0004_turn_version": "0003_answer_revisions"}
+
+
+def _rechain(connection: sa.Connection) -> None:
+    if not sa.inspect(connection).has_table("alembic_version"):
+        return
+    for old, new in RECHAINED.items():
+        connection.execute(sa.text("UPDATE alembic_version SET version_num = :new WHERE version_num = :old"),
+                           {"new": new, "old": old})
 
 
 def normalise_url(url: str) -> str:
@@ -277,8 +283,16 @@ class Store:
         from alembic import command
 
         try:
-            with self.engine.begin() as connection:
-                command.upgrade(self._alembic_config(connection), revision)
+            with self.engine.connect() as connection:
+                if self.is_sqlite:  # a migration may rebuild a table others point at (batch mode)
+                    connection.exec_driver_sql("PRAGMA foreign_keys=OFF")
+                    connection.commit()
+                with connection.begin():
+                    _rechain(connection)
+                    command.upgrade(self._alembic_config(connection), revision)
+                if self.is_sqlite:
+                    connection.exec_driver_sql("PRAGMA foreign_keys=ON")
+                    connection.commit()
         except SQLAlchemyError as exc:
             raise _storage_error(exc, self.url, self.read_only_path) from exc
 
@@ -299,10 +313,8 @@ class Store:
         except SQLAlchemyError as exc:
             raise _storage_error(exc, self.url, self.read_only_path) from exc
 
-    def create_session(
-        self, card_id: str, persona_id: str, content_version: str, mode: str = "text"
-    ) -> PracticeSession:
-        row = PracticeSession(card_id=card_id, persona_id=persona_id, content_version=content_version, mode=mode)
+    def create_session(self, card_id: str, persona_id: str, content_version: str) -> PracticeSession:
+        row = PracticeSession(card_id=card_id, persona_id=persona_id, content_version=content_version)
         with self._session() as db:
             db.add(row)
             db.commit()
@@ -334,7 +346,7 @@ class Store:
             query = query.where(col(Turn.version) == expected_version)
         query = query.values(**values, version=col(Turn.version) + 1)
         with self._session() as db:
-            changed = db.execute(query).rowcount
+            changed = db.connection().execute(query).rowcount  # a Connection gives the CursorResult
             db.commit()
             row = db.get(Turn, turn_pk)
             if row is None:
@@ -354,6 +366,19 @@ class Store:
         if transcript_json is not None:
             values["transcript_json"] = transcript_json
         return self._update_turn(turn_pk, expected_version, **values)
+
+    def save_draft(self, turn_pk: int, text: str) -> Turn:
+        """What is typed for a turn not answered yet; its status does not change. A draft is not
+        an answer, so its version is not bumped: a tab typing never makes another writer's
+        answer to the turn lose its race (see `_update_turn`)."""
+        with self._session() as db:
+            db.execute(sa.update(Turn).where(col(Turn.id) == turn_pk).values(draft=text))
+            db.commit()
+            row = db.get(Turn, turn_pk)
+            if row is None:
+                raise SessionNotFoundError(f"turn {turn_pk} does not exist")
+            db.refresh(row)
+            return row
 
     def save_scorecard(self, turn_pk: int, scorecard_json: str, scorer_version: str, *,
                        expected_version: int | None = None) -> Turn:

@@ -7,6 +7,7 @@ from __future__ import annotations
 from pydantic import BaseModel, Field
 
 import scoring
+from coach.content import Card
 from coach.session import SessionView
 from scoring.models import Scorecard
 
@@ -18,7 +19,9 @@ class CriterionSummary(BaseModel):
     met: bool
     evidence: list[str] = Field(default_factory=list)
     turn: str | None = None  # the card turn (meeting cards with several situations)
+    turn_label: str | None = None  # that turn as learners read it
     answer: int | None = None  # index in the session's turns of the answer that first met it
+    answer_number: int | None = None  # the learner's answer number (1, 2, …) that first met it
 
 
 class PracticeItem(BaseModel):
@@ -27,22 +30,25 @@ class PracticeItem(BaseModel):
     tip_ko: str
 
 
+class YourAnswer(BaseModel):
+    """One of the learner's scored answers, and what it added to the session's result."""
+
+    number: int  # 1, 2, … in the order answered
+    index: int  # index in the session's turns
+    turn: str | None = None  # the card turn it answered (meeting cards with several situations)
+    text: str
+    added: list[str] = Field(default_factory=list)  # labels first met by this answer
+
+
 class ModelAnswerGap(BaseModel):
     title: str
-    had: list[str]  # labels of criteria the model answer met and the learner's best answer did not
-    concepts: list[str] = Field(default_factory=list)  # key concepts it named that the learner did not
+    turn: str | None = None  # the card turn it answers (meeting cards with several situations)
+    had: list[str]  # labels of criteria the model answer meets and the session did not
+    concepts: list[str] = Field(default_factory=list)  # key concepts it named that the learner's answers did not
     text: str = ""
     notes: str | None = None
     meets: list[str] = Field(default_factory=list)  # labels of the criteria the model answer meets
-
-
-class BestAnswer(BaseModel):
-    """The learner's answer that met the most criteria on its own (the later one on ties)."""
-
-    index: int
-    text: str
-    met: list[str]  # labels
-    of: int
+    yours: list[int] = Field(default_factory=list)  # numbers of the learner's answers shown beside it
 
 
 class RetellComparison(BaseModel):
@@ -58,16 +64,24 @@ class RetellComparison(BaseModel):
 
 
 class Summary(BaseModel):
+    """The session's one result and everything said about it. Every count and every "met" in
+    it comes from the session result (coach.result), so no two parts can disagree."""
+
     session_id: str
     card: str
     title: str
     answered: int
+    met: int
+    of: int
     overall: float
     criteria: list[CriterionSummary]
+    answers: list[YourAnswer] = Field(default_factory=list)
     model_answer_gaps: list[ModelAnswerGap]
     practise_next: list[PracticeItem]
-    best: BestAnswer | None = None
     retell: RetellComparison | None = None
+
+    def answer(self, number: int) -> YourAnswer:
+        return self.answers[number - 1]
 
 
 FILLER_TIP = PracticeItem(
@@ -91,7 +105,18 @@ def summarise(view: SessionView) -> Summary:
     card = view.card
     scored = view.scorecards()
     result = view.result()
-    per_turn = card.kind == "meeting"
+    several = card.several_moments
+    answers: list[YourAnswer] = []
+    numbers: dict[int, int] = {}
+    for index, turn in enumerate(view.turns):
+        if not turn.scorecard_json:
+            continue
+        numbers[index] = len(answers) + 1
+        delta = result.deltas.get(index)
+        answers.append(YourAnswer(
+            number=len(answers) + 1, index=index, turn=turn.turn_id if several else None,
+            text=turn.answer_text or "",
+            added=[result.criteria[k].label for k in delta.added] if delta else []))
     rows = [
         CriterionSummary(
             id=state.criterion,
@@ -99,23 +124,26 @@ def summarise(view: SessionView) -> Summary:
             label_ko=state.label_ko,
             met=state.met,
             evidence=state.evidence if state.met else [],
-            turn=state.card_turn if per_turn else None,
+            turn=state.card_turn if several else None,
+            turn_label=card.turn_label(state.card_turn) if several else None,
             answer=state.turn,
+            answer_number=numbers.get(state.turn) if state.turn is not None else None,
         )
         for state in result.current()
     ]
     overall = round(result.met / result.of, 3) if result.of else 0.0
-    best = _best_answer(view)
     return Summary(
         session_id=view.id,
         card=card.id,
         title=card.title,
         answered=len(scored),
+        met=result.met,
+        of=result.of,
         overall=overall,
         criteria=rows,
-        model_answer_gaps=_model_answers(view, best),
+        answers=answers,
+        model_answer_gaps=_model_answers(view, rows, answers),
         practise_next=_practise_next(view, rows, [s for _, s in scored]),
-        best=best,
         retell=retell_comparison(view),
     )
 
@@ -125,27 +153,13 @@ def _met_labels(view: SessionView, scorecard: Scorecard) -> list[str]:
             if r.met and cid in {c.id for c in view.card.criteria}]
 
 
-def _best_answer(view: SessionView) -> BestAnswer | None:
-    if view.card.kind != "interview":
-        return None
-    best = None
-    for index, turn in enumerate(view.turns):
-        if not turn.scorecard_json:
-            continue
-        scorecard = Scorecard.model_validate_json(turn.scorecard_json)
-        met = _met_labels(view, scorecard)
-        if best is None or len(met) >= len(best.met):
-            best = BestAnswer(index=index, text=turn.answer_text or "", met=met, of=len(scorecard.criteria))
-    return best
-
-
 def retell_comparison(view: SessionView) -> RetellComparison | None:
     """The retell's criteria against the first answer's (None before there is a retell)."""
     first, retell = view.first_answer(), view.retell()
     if first is None or retell is None or first is retell:
         return None
-    a = Scorecard.model_validate_json(first.scorecard_json)
-    b = Scorecard.model_validate_json(retell.scorecard_json)
+    a = Scorecard.model_validate_json(first.scorecard_json or "{}")
+    b = Scorecard.model_validate_json(retell.scorecard_json or "{}")
     met_a, met_b = _met_labels(view, a), _met_labels(view, b)
     return RetellComparison(
         first_met=len(met_a), retell_met=len(met_b), of=len(b.criteria),
@@ -157,50 +171,41 @@ def retell_comparison(view: SessionView) -> RetellComparison | None:
     )
 
 
-def _model_answers(view: SessionView, best: BestAnswer | None) -> list[ModelAnswerGap]:
-    """Every model answer in full, the criteria it meets, and what it had that the learner's
-    best answer (meeting cards: the session) lacked."""
+def _model_answers(view: SessionView, rows: list[CriterionSummary],
+                   answers: list[YourAnswer]) -> list[ModelAnswerGap]:
+    """Every model answer in full, the criteria it meets, and what it had that the session (on
+    a card with several situations: that situation) did not show, beside the learner's answers
+    that added to the result."""
     card = view.card
-    if best is not None:
-        have = set(best.met)
-        user_text = best.text
-    else:
-        have = {(r.turn, r.id) for r in summarise_rows(view) if r.met}
-        user_text = " ".join(t.answer_text or "" for t in view.turns)
+    several = card.several_moments
+    met = {(r.turn, r.id) for r in rows if r.met}
     out = []
     for answer in card.model_answers:
         turn_id = answer.turn or card.turns[0].id
+        key = turn_id if several else None
         model = scoring.score(card, turn_id, answer.text)
-        key = turn_id if card.kind == "meeting" else None
-        meets = [card.criterion(cid).label for cid, result in model.criteria.items() if result.met]
-        if best is not None:
-            had = [label for label in meets if label not in have]
-        else:
-            had = [card.criterion(cid).label for cid, result in model.criteria.items()
-                   if result.met and (key, cid) not in have]
-        concepts = _concepts_missing(card, turn_id, answer.text, user_text)
-        out.append(ModelAnswerGap(title=answer.title, had=had, concepts=concepts, text=answer.text,
-                                  notes=answer.notes, meets=meets))
+        meets = [card.criterion(cid).label for cid, r in model.criteria.items() if r.met]
+        had = [card.criterion(cid).label for cid, r in model.criteria.items() if r.met and (key, cid) not in met]
+        mine = [a for a in answers if a.turn == key]
+        user_text = " ".join(a.text for a in mine)
+        shown = [a.number for a in mine if a.added] or [a.number for a in mine[-1:]]
+        out.append(ModelAnswerGap(
+            title=card.turn_label(answer.turn) if answer.turn else answer.title, turn=answer.turn,
+            had=had, concepts=_concepts_missing(card, turn_id, answer.text, user_text), text=answer.text,
+            notes=answer.notes, meets=meets, yours=shown))
     return out
-
-
-def summarise_rows(view: SessionView) -> list[CriterionSummary]:
-    per_turn = view.card.kind == "meeting"
-    return [CriterionSummary(id=s.criterion, label=s.label, label_ko=s.label_ko, met=s.met,
-                             turn=s.card_turn if per_turn else None)
-            for s in view.result().current()]
 
 
 def _concepts_missing(card, turn_id: str, model_text: str, user_text: str) -> list[str]:
     from scoring.detectors import detector_for
     from scoring.text import Answer
 
-    missing = []
+    missing: list[str] = []
     for criterion in card.criteria_for(turn_id):
         if criterion.detector.type != "key_concepts":
             continue
         detector = detector_for("key_concepts")
-        params = detector.Params.model_validate(criterion.detector.params)
+        params = detector.Params.model_validate(criterion.detector.params)  # type: ignore[attr-defined]
         in_model = detector.detect(Answer(model_text), params, turn_id).evidence
         in_user = {e.lower() for e in detector.detect(Answer(user_text), params, turn_id).evidence}
         missing.extend(e for e in in_model if e.lower() not in in_user)
@@ -217,17 +222,23 @@ def _practise_next(view: SessionView, rows: list[CriterionSummary], scorecards) 
         seen.add(row.id)
         criterion = card.criterion(row.id)
         items.append(PracticeItem(title=criterion.label, tip=criterion.tip, tip_ko=criterion.tip_ko))
-    words = sum(s.delivery.word_count for s in scorecards) or 1
-    fillers = sum(s.delivery.filler_count for s in scorecards)
-    hedges = sum(s.delivery.hedge_count for s in scorecards)
-    longest = max((s.delivery.avg_sentence_words for s in scorecards), default=0)
-    if fillers / words > 0.03:
-        items.append(FILLER_TIP)
-    if hedges / words > 0.03:
-        items.append(HEDGE_TIP)
-    if longest > 28:
-        items.append(LENGTH_TIP)
+    items += delivery_tips(card, [s.delivery for s in scorecards])
     return items[:3]
+
+
+def delivery_tips(card: Card, deliveries: list) -> list[PracticeItem]:
+    """Tips from the delivery of these answers (fillers, hedges, long sentences). Meeting
+    drills teach softeners ("I think", "maybe", "I'm not sure, but"), so a meeting card never
+    gets the advice to drop hedges; an interview answer does, where it sounds unsure of facts."""
+    words = sum(d.word_count for d in deliveries) or 1
+    items = []
+    if sum(d.filler_count for d in deliveries) / words > 0.03:
+        items.append(FILLER_TIP)
+    if card.kind == "interview" and sum(d.hedge_count for d in deliveries) / words > 0.03:
+        items.append(HEDGE_TIP)
+    if max((d.avg_sentence_words for d in deliveries), default=0) > 28:
+        items.append(LENGTH_TIP)
+    return items
 
 
 def next_steps(view: SessionView, limit: int = 2) -> list[PracticeItem]:
@@ -248,13 +259,4 @@ def next_steps(view: SessionView, limit: int = 2) -> list[PracticeItem]:
         PracticeItem(title=c.label, tip=c.tip, tip_ko=c.tip_ko)
         for c in (view.card.criterion(s.criterion) for s in view.result().missing() if s.card_turn == card_turn)
     ]
-    items = items[:limit]
-    d = last.delivery
-    words = d.word_count or 1
-    if len(items) < limit and d.filler_count / words > 0.03:
-        items.append(FILLER_TIP)
-    if len(items) < limit and d.hedge_count / words > 0.03:
-        items.append(HEDGE_TIP)
-    if len(items) < limit and d.avg_sentence_words > 28:
-        items.append(LENGTH_TIP)
-    return items
+    return (items[:limit] + delivery_tips(view.card, [last.delivery]))[:limit]

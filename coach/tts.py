@@ -27,6 +27,7 @@ import hashlib
 import io
 import json
 import os
+import re
 import tempfile
 import threading
 import time
@@ -203,9 +204,18 @@ def _render(text: str, voice: Voice, directory: Path) -> bytes:
         path.unlink(missing_ok=True)
 
 
+STAGE_DIRECTION = re.compile(r"\s*\[[^\[\]]*\]\s*")
+
+
+def spoken_text(text: str) -> str:
+    """The words a line says aloud: stage directions in square brackets ("[the audio breaks
+    up]", "[static]") are for the reader, never read out; the pause around them stays."""
+    return " ".join(STAGE_DIRECTION.sub(" ", text).split())
+
+
 def synthesize(text: str, voice: Voice | None = None, settings=None) -> bytes:
     """The line spoken by this voice, as the bytes of a WAV file (mono, 16-bit)."""
-    text = " ".join(text.split())
+    text = spoken_text(text)
     if not text:
         raise SpeechSynthesisError("There is no text to speak.")
     if len(text) > MAX_CHARS:

@@ -63,6 +63,8 @@ case "$MODE" in
     "$VENV/bin/pip" install -q "more-itertools>=10,<12" "numba>=0.60,<1" "tiktoken>=0.7,<1"
     start_postgres
     "$VENV/bin/ruff" check .
+    "$VENV/bin/lint-imports"  # the layers: pyproject.toml [tool.importlinter]
+    "$VENV/bin/mypy"  # coach/ and scoring/: pyproject.toml [tool.mypy]
     exec "$VENV/bin/python" -m pytest "$@"
     ;;
   *)

@@ -171,3 +171,35 @@ def test_two_browser_tabs_answering_one_prompt(library, tmp_path, monkeypatch):
         "this prompt was answered meanwhile in another window or process, so this answer was not used; "
         f"it is kept with the session. Reload the page, or resume with: coach practice --session {view.id}"]
     assert_one_winner(engine, view.id, FIRST, SECOND, question)
+
+
+def test_a_stale_tab_is_refused_through_the_application_api(writers):
+    """The page sends through coach.practice with the turn it showed; the tab that lost the race
+    gets one message and its text is kept; the winner's view is the session after its gesture."""
+    from coach.practice import Coach
+
+    tab_a, tab_b = (Coach(engine) for engine in writers)
+    shown = tab_a.start(CARD)
+    view = tab_b.send_text(shown.id, FIRST, turn_pk=shown.pending.id)
+    assert view.pending is not None and view.pending.id != shown.pending.id
+    with pytest.raises(ConcurrentAnswerError, match="another window or process"):
+        tab_a.send_text(shown.id, SECOND, turn_pk=shown.pending.id)
+    assert_one_winner(writers[0], shown.id, FIRST, SECOND, shown.pending.id)
+
+
+def test_a_draft_typed_in_another_tab_does_not_make_an_answer_lose(writers, monkeypatch):
+    """A draft is not an answer: saving one while another tab's answer is being scored leaves
+    the turn's version alone, so that answer's scorecard is still written."""
+    first, second = writers
+    view = first.start(CARD)
+    pending = view.pending
+    real = first._score
+
+    def draft_meanwhile(*args, **kwargs):
+        second.save_draft(pending.id, "typing in the other tab")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(first, "_score", draft_meanwhile)
+    result = first.submit(view.id, FIRST, turn_pk=pending.id)
+    assert result.scorecard is not None and not result.finished
+    assert first.load(view.id).turns[0].status == "scored"

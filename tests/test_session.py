@@ -153,7 +153,7 @@ def test_meeting_turns_follow_the_card_with_one_retry(engine, library):
     rows = {(r.turn, r.id): r.met for r in summary.criteria}
     assert rows[("check-connection", "appropriate")] and not rows[("ask-repeat", "appropriate")]
     report = markdown_report(engine.load(view.id), summary)
-    assert "# Rehearse report" in report and "ask-repeat" in report
+    assert "# Rehearse report" in report and "ask him to repeat" in report
 
 
 def test_history_shows_every_turn_with_its_scorecard(engine):

@@ -15,7 +15,7 @@ from coach.store import Store
 
 def test_blank_database_is_migrated_to_head(database_url):
     store = Store(database_url)
-    assert store.revision() == "0004_turn_version"
+    assert store.revision() == "0006_turn_version"
     Store(database_url)  # opening again is a no-op
 
 
@@ -31,9 +31,9 @@ def test_upgrade_from_the_previous_schema_keeps_data(database_url):
             "VALUES ('s1', 0, 'main', 'question', 'Quick update?', 'I finished it.', 'answered', CURRENT_TIMESTAMP)"))
     old.engine.dispose()
     store = Store(database_url)
-    assert store.revision() == "0004_turn_version"
+    assert store.revision() == "0006_turn_version"
     row, turns = store.get_session("s1")
-    assert row.mode == "text" and turns[0].answer_text == "I finished it." and turns[0].audio_path is None
+    assert not hasattr(row, "mode") and turns[0].answer_text == "I finished it." and turns[0].audio_path is None
     store.save_answer(turns[0].id, None, audio_path="/tmp/x.wav")
     assert store.get_session("s1")[1][0].audio_path == "/tmp/x.wav"
 
@@ -41,7 +41,7 @@ def test_upgrade_from_the_previous_schema_keeps_data(database_url):
 def test_migrations_are_recorded(database_url):
     store = Store(database_url)
     with store.engine.connect() as conn:
-        assert conn.execute(sa.text("SELECT version_num FROM alembic_version")).scalar() == "0004_turn_version"
+        assert conn.execute(sa.text("SELECT version_num FROM alembic_version")).scalar() == "0006_turn_version"
 
 
 @pytest.mark.skipif(os.geteuid() == 0, reason="root ignores file permissions")
@@ -83,3 +83,27 @@ def test_unwritable_data_dir_gives_a_clear_message(tmp_path):
     blocker.write_text("x")
     with pytest.raises(StorageError, match="cannot create the data folder"):
         Store(f"sqlite:///{blocker}/sub/db.sqlite")
+
+
+def test_a_database_upgraded_to_the_turn_versions_first_name_is_rechained(database_url):
+    """The turn-version migration was first 0004_turn_version (after 0003); a database upgraded
+    to it goes on through 0004_drop_unused and 0005_turn_draft, and keeps its versions."""
+    old = Store(database_url, migrate=False)
+    old.migrate("0003_answer_revisions")
+    with old.engine.begin() as conn:
+        conn.execute(sa.text("ALTER TABLE turn ADD COLUMN version INTEGER NOT NULL DEFAULT 0"))
+        conn.execute(sa.text(
+            "ALTER TABLE answer_revision ADD COLUMN reason VARCHAR(20) NOT NULL DEFAULT 'corrected'"))
+        conn.execute(sa.text("UPDATE alembic_version SET version_num = '0004_turn_version'"))
+        conn.execute(sa.text(
+            "INSERT INTO practice_session (id, card_id, persona_id, mode, status, content_version, started_at) "
+            "VALUES ('s1', 'status-update', 'anya-team-lead', 'text', 'active', 'v0', CURRENT_TIMESTAMP)"))
+        conn.execute(sa.text(
+            "INSERT INTO turn (session_id, position, turn_id, kind, prompt, status, created_at, version) "
+            "VALUES ('s1', 0, 'main', 'question', 'Quick update?', 'pending', CURRENT_TIMESTAMP, 3)"))
+    old.engine.dispose()
+    store = Store(database_url)
+    assert store.revision() == "0006_turn_version"
+    turn = store.get_session("s1")[1][0]
+    assert turn.version == 3 and turn.draft is None
+    assert store.save_answer(turn.id, "Done.", expected_version=3).version == 4

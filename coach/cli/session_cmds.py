@@ -9,10 +9,10 @@ from pathlib import Path
 from coach.config import load_settings
 from coach.content import as_text, default_library, not_utf8, text_problem
 from coach.errors import AnswerTooLongError, CoachError, ConcurrentAnswerError, EmptyAnswerError
-from coach.report import history, markdown_report
-from coach.session import PracticeEngine, TurnResult
+from coach.practice import Coach, PracticeView
+from coach.report import history
+from coach.session import PracticeEngine
 from coach.store import open_store
-from coach.summary import summarise
 
 
 def register(subparsers) -> None:
@@ -34,68 +34,64 @@ def register(subparsers) -> None:
     report.set_defaults(handler=run_report)
 
 
-def _engine() -> PracticeEngine:
+def _coach() -> Coach:
     settings = load_settings()
-    return PracticeEngine(default_library(), open_store(settings.database_url), settings)
+    return Coach(PracticeEngine(default_library(), open_store(settings.database_url), settings))
 
 
 def _say(text: str) -> None:
     print(text, flush=True)
 
 
-def _print_result(result: TurnResult, persona_name: str) -> None:
-    card = result.scorecard
-    met = [cid for cid, r in card.criteria.items() if r.met]
-    session = result.result
-    delta = result.delta
-    added = delta.added if delta else met
-    missing = delta.missing if delta else card.missing()
-    _say(
-        f"Scorecard: overall {card.overall:.2f} | added: {', '.join(added) or 'nothing new'}"
-        f" | still missing: {', '.join(missing) or 'none'}"
-    )
-    for cid in met:
-        quote = card.criteria[cid].evidence[0] if card.criteria[cid].evidence else ""
-        _say(f"  + {cid}: \"{quote}\"")
-    if session is not None:
-        _say(f"  so far in this session: {session.met} of {session.of} criteria met")
-    else:
-        _say(f"  so far in this session: {len(result.session_met)} of {len(card.criteria)} criteria met")
-    for suggestion in result.suggestions:
-        _say(f"  (heard {suggestion.message()})")
-    for note in result.notes:
+def _print_answer(view: PracticeView) -> None:
+    """The newest answer's feedback and the next prompt, in the app's words (labels, not ids)."""
+    feedback = view.feedback[max(view.feedback)]
+    card, result, delta = feedback.scorecard, view.result, feedback.delta
+    def names(keys):
+        return ", ".join(result.criteria[k].label for k in keys)
+    added = names(delta.added) if delta else ""
+    missing = [k for k in (delta.missing if delta else []) if not delta.card_turn
+               or result.criteria[k].card_turn == delta.card_turn]
+    _say(f"Scorecard: overall {card.overall:.2f} | added: {added or 'nothing new'}"
+         f" | still missing: {names(missing) or 'none'}")
+    for cid, verdict in card.criteria.items():
+        if verdict.met:
+            label = next((c.label for c in view.card.criteria if c.id == cid), cid)
+            _say(f"  + {label}: \"{verdict.evidence[0] if verdict.evidence else ''}\"")
+    _say(f"  so far in this session: {result.met} of {result.of} criteria met")
+    for hint in view.hints:
+        _say(f"  (heard {hint})")
+    for note in view.notes:
         _say(f"  (note: {note})")
-    if result.next_prompt:
-        _say(f"{persona_name}: {result.next_prompt}")
+    if view.pending is not None:
+        _say(f"{view.persona.name}: {view.pending.prompt}")
 
 
 def run_practice(args) -> int:
-    engine = _engine()
+    coach = _coach()
     if args.session:
-        view = engine.resume(args.session)
+        view = coach.resume(args.session)
     elif args.card:
-        view = engine.start(args.card, args.persona)
+        view = coach.start(args.card, args.persona)
     else:
         raise CoachError("give --card ID to start a session or --session ID to resume one")
     _say(f"Session: {view.id}")
     _say(f"Card: {view.card.title} ({view.card.title_ko})")
-    if view.finished or view.pending is None:
+    if view.pending is None:
         _say("This session is finished.")
         return 0
     pending = view.pending
-    shown = pending.id  # the prompt on screen: an answer is for it, not for one asked elsewhere since
     if pending.answer_text and pending.status in ("answered", "failed"):
         _say("Scoring the answer saved before the interruption …")
-        result = engine.retry_scoring(view.id)
-        _print_result(result, view.persona.name)
-        if result.finished:
-            _finish(engine, view.id)
+        view = coach.score_again(view.id)
+        _print_answer(view)
+        if view.finished:
+            _finish(view)
             return 0
-        shown = result.pending_turn
     else:
         _say(f"{view.persona.name}: {pending.prompt}")
     if args.audio:
-        return _answer_with_recordings(engine, view, args.audio)
+        return _answer_with_recordings(coach, view, args.audio)
     interactive = sys.stdin.isatty()
     refused = False  # a refused answer makes the exit code 2 once the input is used up
     number = 0
@@ -110,16 +106,16 @@ def run_practice(args) -> int:
             print(f"coach: answer {number}: {problem}", file=sys.stderr)
             refused = True
         try:
-            result = engine.submit(view.id, line, turn_pk=shown)
+            # the prompt on screen: an answer is for it, not for one asked elsewhere since
+            view = coach.send_text(view.id, line, turn_pk=_shown(view))
         except EmptyAnswerError as exc:
             print(f"coach: {exc}", file=sys.stderr)
             continue
         except AnswerTooLongError as exc:
             print(f"coach: {exc}", file=sys.stderr)
             refused = True
-            again = engine.load(view.id).pending
-            shown = again.id
-            _say(f"{view.persona.name}: {again.prompt}")
+            view = coach.open(view.id)  # the same prompt, asked again
+            _say(f"{view.persona.name}: {_pending(view).prompt}")
             continue
         except ConcurrentAnswerError as exc:  # the session moved on elsewhere: stop here
             print(f"coach: {exc}", file=sys.stderr)
@@ -127,11 +123,20 @@ def run_practice(args) -> int:
         except CoachError as exc:
             print(f"coach: {exc}", file=sys.stderr)
             return 2
-        _print_result(result, view.persona.name)
-        shown = result.pending_turn
-        if result.finished:
-            _finish(engine, view.id)
+        _print_answer(view)
+        if view.finished:
+            _finish(view)
             return 2 if refused else 0
+
+
+def _shown(view: PracticeView) -> int | None:
+    return view.pending.id if view.pending is not None else None
+
+
+def _pending(view: PracticeView):
+    if view.pending is None:
+        raise CoachError("this session is finished; start a new one")
+    return view.pending
 
 
 def _read_answer(interactive: bool) -> tuple[str, str | None]:
@@ -155,32 +160,28 @@ def _read_answer(interactive: bool) -> tuple[str, str | None]:
             raw[exc.start], "it was kept with the bad bytes replaced by U+FFFD")
 
 
-def _answer_with_recordings(engine: PracticeEngine, view, recordings: list[Path]) -> int:
+def _answer_with_recordings(coach: Coach, view: PracticeView, recordings: list[Path]) -> int:
     """Each recording answers the pending prompt, through the same engine path as the app's
     voice turn (saved, transcribed with the card's vocabulary, scored, followed up)."""
-    shown = view.pending.id
     for path in recordings:
         try:
-            result = engine.answer_with_audio(view.id, path, turn_pk=shown)
+            view = coach.send_audio(view.id, path, turn_pk=_shown(view))
         except CoachError as exc:
             print(f"coach: {path}: {exc}", file=sys.stderr)
             return 2
-        _say(f"You (from {path.name}): {result.transcript.text}")
-        _print_result(result, view.persona.name)
-        shown = result.pending_turn
-        if result.finished:
-            _finish(engine, view.id)
+        _say(f"You (from {path.name}): {getattr(view.transcript, 'text', '')}")
+        _print_answer(view)
+        if view.finished:
+            _finish(view)
             return 0
     _say(f"(recordings used up; resume with: coach practice --session {view.id})")
     return 0
 
 
-def _finish(engine: PracticeEngine, session_id: str) -> None:
-    view = engine.load(session_id)
-    summary = summarise(view)
+def _finish(view: PracticeView) -> None:
     _say(f"{view.persona.name}: {view.persona.closing}")
     _say("")
-    _say(markdown_report(view, summary))
+    _say(view.report())
 
 
 MAX_HISTORY = 1_000_000
@@ -204,7 +205,5 @@ def run_history(args) -> int:
 
 
 def run_report(args) -> int:
-    engine = _engine()
-    view = engine.load(args.session_id)
-    print(markdown_report(view, summarise(view)))
+    print(_coach().open(args.session_id).report())
     return 0

@@ -7,7 +7,7 @@ import streamlit as st
 
 from coach.content import Persona
 from coach.errors import CoachError
-from coach.ui import state
+from coach.ui import state, widgets
 
 SLOWER = 0.7  # the slower replay's speaking rate, relative to the persona's
 
@@ -35,9 +35,10 @@ def persona_line(text: str, persona: Persona, *, current: bool, korean_text: str
     voice_on = state.audio_on()
     hide = current and voice_on and state.hide_text()
     if hide:
-        st.markdown(f"**{persona.name}** is speaking. Listen first, then answer.")
+        # the page cannot know when the audio ends, so it never says "is speaking"
+        st.markdown(f"🔊 **{persona.name}'s line** — listen first (play it again below), then answer.")
     else:
-        st.markdown(f"**{persona.name}:** {text}")
+        st.markdown(f"**{persona.name}:** {widgets.stage_directions(text)}")
     played = voice_on and _audio(text, persona, persona.voice.rate, autoplay=current and state.autoplay())
     if not current:
         return
@@ -48,7 +49,7 @@ def persona_line(text: str, persona: Persona, *, current: bool, korean_text: str
         return
     with st.expander(" · ".join(parts)):
         if hide:
-            st.markdown(text)
+            st.markdown(widgets.stage_directions(text))
         if played:
             _audio(text, persona, max(80, int(persona.voice.rate * SLOWER)))
         if korean_text:

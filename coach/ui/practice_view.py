@@ -6,61 +6,59 @@ next question come first on screen; earlier turns and the full rubric are one cl
 
 from __future__ import annotations
 
-import json
-
 import streamlit as st
 
-from coach import interviewer
 from coach.errors import CoachError, SessionNotFoundError
-from coach.progress import session_label
-from coach.report import markdown_report, session_record
-from coach.result import SessionResult
-from coach.session import PracticeEngine, SessionView
-from coach.store import Turn
-from coach.summary import next_steps, retell_comparison, summarise
+from coach.practice import Coach, PracticeView, SessionResult, Turn
 from coach.ui import listening, state, voice, widgets
-from scoring.models import Scorecard
 
 PREVIEW_CHARS = 280  # the newest answer is shown this long; the full text is in its scorecard
 
 
 def render(kind: str) -> None:
     try:
-        engine = state.engine()
+        coach = state.coach()
     except CoachError as exc:  # the database cannot be opened: say why, and what to do
         widgets.error(str(exc))
         return
-    view = _current_session(engine, kind)
+    view = _current_session(coach, kind)
     if view is None:
-        _start_form(engine, kind)
+        _start_form(coach, kind)
         return
     state.remember_session(kind, view.id)
-    _conversation(engine, view, kind)
+    _conversation(coach, view, kind)
 
 
-def start(engine: PracticeEngine, kind: str, card_id: str, persona_id: str | None = None) -> str | None:
+def start(coach: Coach, kind: str, card_id: str, persona_id: str | None = None) -> str | None:
     """Start a session and remember it for its page; None (with a message) when it cannot start."""
     try:
-        view = engine.start(card_id, persona_id, mode="text")
+        view = coach.start(card_id, persona_id)
     except CoachError as exc:
         widgets.error(str(exc))
         return None
     state.remember_session(kind, view.id)
+    st.session_state[LAST_VIEW] = view
     return view.id
 
 
-def _current_session(engine: PracticeEngine, kind: str) -> SessionView | None:
+LAST_VIEW = "practice-view"  # the view the last gesture returned, for this run only (app.py drops it after)
+
+
+def _current_session(coach: Coach, kind: str) -> PracticeView | None:
     session_id = st.query_params.get("session") or state.remembered_session(kind)
     if not session_id:
         return None
+    last = st.session_state.pop(LAST_VIEW, None)
     try:
-        view = engine.resume(session_id)
+        view = last if last is not None and last.id == session_id else coach.resume(session_id)
     except SessionNotFoundError:
         st.error(f"Cannot open session {widgets.url_value(session_id)}: it does not exist. Start a new one below.")
-        return _forget(kind)
+        _forget(kind)
+        return None
     except CoachError as exc:
         widgets.error(f"Cannot open the session: {exc}. Start a new one below.")
-        return _forget(kind)
+        _forget(kind)
+        return None
     if view.card.kind != kind:
         if st.query_params.get("session") == session_id:  # named in the link: say where it belongs
             st.warning(f"Session {widgets.url_value(session_id)} is {_PAGE_OF[view.card.kind]}; open it there, "
@@ -82,16 +80,16 @@ def _forget(kind: str) -> None:
     state.remember_session(kind, None)
 
 
-def _start_form(engine: PracticeEngine, kind: str) -> None:
-    library = engine.library
+def _start_form(coach: Coach, kind: str) -> None:
+    library = coach.library
     korean = state.korean()
     cards = library.cards_of_kind(kind)
     if not cards:
         st.warning("No cards of this kind could be loaded; see the Library page for problems.")
         return
-    unfinished = engine.latest_active(kind)
+    unfinished = coach.latest_active(kind)
     if unfinished is not None and unfinished.answered:
-        label = session_label(session_record(unfinished.row, unfinished.turns, unfinished.card), library)
+        label = unfinished.label(state.timezone())
         st.info(f"You have an unfinished session: {label}")
         if st.button("Resume it", type="primary", key=f"{kind}-resume"):
             _open(kind, unfinished.id)
@@ -108,17 +106,24 @@ def _start_form(engine: PracticeEngine, kind: str) -> None:
         format_func=lambda cid: widgets.title(library.cards[cid], korean),
     )
     card = library.cards[card_id]
-    persona_ids = sorted(library.personas)
-    persona_id = st.selectbox(
-        "Persona", persona_ids, index=persona_ids.index(card.persona) if card.persona in persona_ids else 0,
-        key=f"{kind}-persona",
-        format_func=lambda pid: f"{library.personas[pid].name} — {library.personas[pid].role}",
-    )
+    persona_id = _persona_choice(library, card, kind)
     st.caption(widgets.situation(card, korean))
     if st.button("Start", type="primary", key=f"{kind}-start"):
-        session_id = start(engine, kind, card_id, persona_id)
+        session_id = start(coach, kind, card_id, persona_id)
         if session_id:
             _open(kind, session_id)
+
+
+def _persona_choice(library, card, kind: str) -> str | None:
+    """The card's own persona unless the learner picks another for this card (the choice is
+    kept per card, so changing the card never carries a persona over); None means the card's."""
+    def name(pid: str | None) -> str:
+        persona = library.personas.get(pid or card.persona)
+        who = f"{persona.name} — {persona.role}" if persona else (pid or card.persona)
+        return f"{who} (this card's persona)" if pid is None else who
+
+    others = sorted(pid for pid in library.personas if pid != card.persona)
+    return st.selectbox("Persona", [None, *others], key=f"{kind}-persona-{card.id}", format_func=name)
 
 
 def _open(kind: str, session_id: str) -> None:
@@ -127,20 +132,19 @@ def _open(kind: str, session_id: str) -> None:
     st.rerun()
 
 
-def _conversation(engine: PracticeEngine, view: SessionView, kind: str) -> None:
+def _conversation(coach: Coach, view: PracticeView, kind: str) -> None:
+    engine = coach.engine  # the recorder's spoken-answer calls
     korean = state.korean()
     card, persona = view.card, view.persona
-    result = view.result()
+    result = view.result
     st.markdown(f"**{widgets.title(card, korean)}** — with {persona.name}, {persona.role}")
     _so_far(result, view, korean)
-    scored = [i for i, t in enumerate(view.turns) if t.scorecard_json]
-    last = scored[-1] if scored else None
+    last = view.newest
     # the newest exchange (the last answer with its feedback, then the prompt after it) comes
     # first; every earlier line, the question just answered included, is one click away
     newest_from = last if last is not None else len(view.turns) - 1
-    if view.finished or view.pending is None:
+    if view.finished:
         newest_from = len(view.turns)  # finished: the summary comes first, the whole conversation above it
-        last = None
     if newest_from > 0 or last is not None:
         count = newest_from + (last is not None)
         with st.expander(f"The conversation so far ({count} question{'s' if count > 1 else ''})"):
@@ -153,51 +157,43 @@ def _conversation(engine: PracticeEngine, view: SessionView, kind: str) -> None:
             _exchange(view, index, turn, result, korean, newest=True, show_prompt=index != last)
         if last is not None:
             voice.term_hints(engine, view, view.turns[last])
+            if view.turns[last].transcript_json or view.turns[last].audio_path:  # spoken: its transcript
+                voice.correction(engine, view, view.turns[last])
     if st.session_state.get("scroll-to-newest"):
         # rendered again on every rerun, unchanged until the next answer: a rerun the page
         # makes by itself (a component reporting its state) would otherwise remove it and
         # end the hold while the page is still shifting
         widgets.scroll_into_view("newest-exchange", nonce=f"{view.id}-{len(view.turns)}")
-    for note in st.session_state.pop("notes", []):
+    for note in (*view.notes, *st.session_state.pop("notes", [])):
         st.caption(note)
-    if view.finished or view.pending is None:
+    if view.finished:
         _finished(view, korean, kind)
         return
-    _answer_box(engine, view, kind)
-    if last is not None:
-        voice.correction(engine, view, view.turns[last])
+    _answer_box(coach, view, kind)
 
 
-def _so_far(result: SessionResult, view: SessionView, korean: bool) -> None:
+def _so_far(result: SessionResult, view: PracticeView, korean: bool) -> None:
     """The session's running result, one line; each criterion with the answer that met it."""
     with st.expander(f"Your answer so far: **{result.met} of {result.of}** criteria met"):
-        numbers = _answer_numbers(view)
         for state_ in result.current():
             label = widgets.label(state_.label, state_.label_ko, korean)
-            if "/" in state_.key:  # a meeting card with several situations
-                label += f" ({state_.card_turn.replace('-', ' ')})"
+            if view.card.several_moments:
+                label += f" ({view.card.turn_label(state_.card_turn)})"
             if state_.met:
                 quote = widgets.escape_md(state_.evidence[0]) if state_.evidence else ""
-                st.markdown(f"✅ **{label}** — answer {numbers.get(state_.turn, '?')}: “{quote}”")
+                st.markdown(f"✅ **{label}** — answer {view.answer_number(state_.turn) or '?'}: “{quote}”")
             else:
                 st.markdown(f"⬜ **{label}** — not yet")
 
 
-def _answer_numbers(view: SessionView) -> dict[int, int]:
-    """Turn index -> the learner's answer number (1, 2, …)."""
-    numbers, count = {}, 0
-    for index, turn in enumerate(view.turns):
-        if turn.scorecard_json:
-            count += 1
-            numbers[index] = count
-    return numbers
-
-
-def _prompt(view: SessionView, turn: Turn) -> None:
+def _prompt(view: PracticeView, turn: Turn) -> None:
     card = view.card
     current = turn is view.pending
     with st.chat_message("assistant"):
-        hint = interviewer.korean_hint(card, turn.kind, turn.turn_id, turn.criterion)
+        hint = view.korean_hint(turn)
+        if current and card.several_moments and turn.kind == "question":
+            number = [t.id for t in card.turns].index(turn.turn_id) + 1
+            st.caption(f"Moment {number} of {len(card.turns)}: {card.turn_label(turn.turn_id, state.korean())}")
         listening.persona_line(turn.prompt, view.persona, current=current, korean_text=hint, key=f"line-{turn.id}")
         if current and turn.kind == "question" and card.kind == "interview" and card.estimated_seconds:
             st.caption(f"Aim for about {card.estimated_seconds} seconds: one real project, in your own words.")
@@ -206,7 +202,7 @@ def _prompt(view: SessionView, turn: Turn) -> None:
             st.caption(f"Your final take: about {seconds} seconds. It is scored and compared with your first answer.")
 
 
-def _exchange(view: SessionView, index: int, turn: Turn, result: SessionResult, korean: bool, newest: bool,
+def _exchange(view: PracticeView, index: int, turn: Turn, result: SessionResult, korean: bool, newest: bool,
               show_prompt: bool = True) -> None:
     card = view.card
     current = turn is view.pending
@@ -219,43 +215,47 @@ def _exchange(view: SessionView, index: int, turn: Turn, result: SessionResult, 
         if newest and len(text) > PREVIEW_CHARS:
             text = text[:PREVIEW_CHARS].rsplit(" ", 1)[0] + " …"
         st.text(text)
-        if turn.scorecard_json:
-            scorecard = Scorecard.model_validate_json(turn.scorecard_json)
-            delta = result.deltas.get(index)
-            if turn.kind == "retell" and (retell := retell_comparison(view)) is not None:
+        if index in view.feedback:
+            scorecard, delta = view.feedback[index].scorecard, view.feedback[index].delta
+            if turn.kind == "retell" and (retell := view.retell) is not None:
                 st.markdown(f"Your retell: **{retell.retell_met} of {retell.of}** in one answer "
                             f"(your first answer: {retell.first_met} of {retell.of})")
             elif delta is not None:
-                widgets.turn_feedback(card, result, delta, korean)
+                widgets.turn_feedback(card, result, delta, korean, scorecard, turn.answer_text)
             if newest:
-                widgets.next_steps(next_steps(view, limit=1), korean)
+                widgets.next_steps(view.next_steps, korean)
             with st.expander("Full scorecard and tips"):
                 widgets.scorecard(card, scorecard, turn.answer_text, korean, session=result, delta=delta)
-        elif turn.error and not current:
-            st.warning(turn.error)
+        elif turn.error and not current and turn.error != st.session_state.get(REFUSED):
+            st.warning(turn.error)  # (a refusal just made is said once, under the answer box)
 
 
 def _draft_key(turn: Turn) -> str:
     return f"draft-{turn.id}"
 
 
-def _restore_draft(engine: PracticeEngine, view: SessionView) -> None:
+def _restore_draft(view: PracticeView) -> None:
     """Bring back what was typed or transcribed for the pending turn (other page, reload)."""
     pending = view.pending
     key = _draft_key(pending)
     if key in st.session_state:
         return
     drafts = st.session_state.setdefault("drafts", {})
-    if drafts.get(pending.id):
+    carried = st.session_state.pop(CARRIED, None)
+    if carried:
+        st.session_state[key] = carried
+    elif drafts.get(pending.id):
         st.session_state[key] = drafts[pending.id]
     elif pending.answer_text:
         st.session_state[key] = pending.answer_text
-    elif pending.transcript_json:
-        st.session_state[key] = json.loads(pending.transcript_json).get("text", "")
+    elif pending.draft:  # typed before a reload, kept with the turn
+        st.session_state[key] = pending.draft
+    elif view.spoken:
+        st.session_state[key] = view.spoken
         st.session_state[f"seen-{pending.id}"] = st.session_state[key]
 
 
-def _take_transcript(engine: PracticeEngine, view: SessionView, transcript: str | None) -> None:
+def _take_transcript(coach: Coach, view: PracticeView, transcript: str | None) -> None:
     """A new transcript fills an empty box; a typed draft is kept and the choice offered."""
     pending = view.pending
     if not transcript or st.session_state.get(f"seen-{pending.id}") == transcript:
@@ -264,7 +264,7 @@ def _take_transcript(engine: PracticeEngine, view: SessionView, transcript: str 
     voice_info = voice.pending_transcript(view)
     if voice_info.get("transcript_json"):
         try:
-            engine.save_transcript(view.id, voice_info["transcript_json"])
+            coach.engine.save_transcript(view.id, voice_info["transcript_json"])
         except CoachError as exc:
             st.warning(str(exc))
     draft = st.session_state.get(_draft_key(pending), "")
@@ -275,7 +275,14 @@ def _take_transcript(engine: PracticeEngine, view: SessionView, transcript: str 
         st.session_state[f"offer-{pending.id}"] = transcript
 
 
-def _use_transcript(turn_id: int, how: str) -> None:
+def _keep_draft(coach: Coach, turn_pk: int, key: str) -> None:
+    try:
+        coach.save_draft(turn_pk, st.session_state.get(key, ""))
+    except CoachError:  # the store is unavailable: the draft stays in this browser session
+        pass
+
+
+def _use_transcript(coach: Coach, turn_id: int, how: str) -> None:
     offer = st.session_state.pop(f"offer-{turn_id}", "")
     key = f"draft-{turn_id}"
     if how == "replace":
@@ -283,71 +290,63 @@ def _use_transcript(turn_id: int, how: str) -> None:
     elif how == "append":
         st.session_state[key] = f"{st.session_state.get(key, '').rstrip()} {offer}".strip()
     st.session_state.setdefault("drafts", {})[turn_id] = st.session_state.get(key, "")
+    _keep_draft(coach, turn_id, key)
 
 
-def _answer_box(engine: PracticeEngine, view: SessionView, kind: str) -> None:
+def _answer_box(coach: Coach, view: PracticeView, kind: str) -> None:
     pending = view.pending
-    limit = engine.settings.max_answer_chars
-    # the prompt this page showed when the learner last looked: another tab or process may
-    # have answered it since (then this rerun loads the next one), and a Send must not put
-    # the text typed for that prompt on this one
-    shown = st.session_state.get(f"shown-{view.id}", pending.id)
-    st.session_state[f"shown-{view.id}"] = pending.id
-    _restore_draft(engine, view)
+    limit = coach.settings.max_answer_chars
+    _restore_draft(view)
     if pending.answer_text and pending.status in ("answered", "failed"):
         if len(pending.answer_text) > limit:
             st.warning(f"Your last answer is saved but it is {len(pending.answer_text):,} characters, over the "
                        f"{limit:,} limit. It is still in the box below: shorten it and send it again.")
         else:
             st.info("Your last answer is saved but was not scored.")
-            if st.button("Score it again", key="retry-scoring"):
-                _run(lambda: engine.retry_scoring(view.id))
+            st.button("Score it again", key="retry-scoring", on_click=_gesture,
+                      args=(lambda: coach.score_again(view.id),))
     typed = st.session_state.get(_draft_key(pending), "")
-    transcript = voice.recorder(engine, view, hold=bool(typed.strip()))
-    _take_transcript(engine, view, transcript)
+    transcript = voice.recorder(coach.engine, view, hold=bool(typed.strip()))
+    _take_transcript(coach, view, transcript)
     offer = st.session_state.get(f"offer-{pending.id}")
     if offer:
         st.info("Your recording is transcribed. Your typed answer is kept; choose what to do with the transcript:  \n"
                 f"“{widgets.escape_md(offer)}”")
         cols = st.columns(3)
         cols[0].button("Replace my text with it", key=f"replace-{pending.id}", on_click=_use_transcript,
-                       args=(pending.id, "replace"))
+                       args=(coach, pending.id, "replace"))
         cols[1].button("Add it after my text", key=f"append-{pending.id}", on_click=_use_transcript,
-                       args=(pending.id, "append"))
+                       args=(coach, pending.id, "append"))
         cols[2].button("Keep my text only", key=f"keep-{pending.id}", on_click=_use_transcript,
-                       args=(pending.id, "keep"))
-    text = st.text_area("Your answer", key=_draft_key(pending), height=120,
+                       args=(coach, pending.id, "keep"))
+    text = st.text_area("Your answer", key=_draft_key(pending), height=120, on_change=_keep_draft,
+                        args=(coach, pending.id, _draft_key(pending)),
                         placeholder="Type your answer here, or record above: Stop sends what you said.")
     st.session_state.setdefault("drafts", {})[pending.id] = text
-    if len(text) > limit:
+    refused = st.session_state.pop(REFUSED, None)
+    if refused:  # the last gesture's refusal, in place of the length warning
+        st.error(widgets.escape_md(refused))
+    elif len(text) > limit:
         st.warning(f"This answer is {len(text):,} characters; the limit is {limit:,}. Shorten it before sending.")
-    cols = st.columns([1, 1, 1])
-    if cols[0].button("Send answer", type="primary", key="send"):
-        if shown != pending.id:  # refused (ConcurrentAnswerError), and its text kept with the turn it answered
-            typed = st.session_state.get(f"draft-{shown}") or st.session_state.get("drafts", {}).get(shown, "")
-            _run(lambda: engine.submit(view.id, typed, turn_pk=shown))
-        else:
-            _run(lambda: engine.submit(view.id, text, turn_pk=pending.id, **_voice_for(view, text)))
-    if pending.kind == "retry" and cols[1].button("Skip to the next situation", key="skip"):
-        _run(lambda: engine.skip_retry(view.id))
-    if pending.kind == "retell" and cols[1].button("Skip the retell", key="skip-retell"):
-        _run(lambda: engine.finish(view.id))
-    _end_button(engine, view, cols[2])
+    actions = st.columns([1, 1, 1])
+    key = _draft_key(pending)
+
+    def send() -> PracticeView:
+        typed = st.session_state.get(key, "")
+        # the turn this page showed: when another tab or process answered it meanwhile, the
+        # engine refuses this answer with one message and keeps its text
+        return coach.send_text(view.id, typed, turn_pk=pending.id)  # the recording's transcript goes with it if sent
+
+    actions[0].button("Send answer", type="primary", key="send", on_click=_gesture, args=(send, key))
+    if pending.kind == "retry":
+        actions[1].button("Skip to the next situation", key="skip", on_click=_gesture,
+                          args=(lambda: coach.skip(view.id),))
+    if pending.kind == "retell":
+        actions[1].button("Skip the retell", key="skip-retell", on_click=_gesture, args=(lambda: coach.end(view.id),))
+    _end_button(coach, view, actions[2])
 
 
-def _voice_for(view: SessionView, text: str) -> dict:
-    """The recording's transcript and timing go with the answer only when its words were sent."""
-    info = voice.pending_transcript(view)
-    spoken = json.loads(info["transcript_json"]).get("text", "") if info.get("transcript_json") else ""
-    if not spoken and view.pending.transcript_json:
-        spoken = json.loads(view.pending.transcript_json).get("text", "")
-        info = {"transcript_json": view.pending.transcript_json}
-    if spoken and spoken.strip() and spoken.strip() in text:
-        return info
-    return {}
-
-
-def _end_button(engine: PracticeEngine, view: SessionView, column) -> None:
+def _end_button(coach: Coach, view: PracticeView, column) -> None:
     key = f"confirm-end-{view.id}"
     if column.button("End session", key="end"):
         st.session_state[key] = True
@@ -358,35 +357,42 @@ def _end_button(engine: PracticeEngine, view: SessionView, column) -> None:
     else:
         st.warning("End this session? Nothing is answered yet, so it will not count in your progress.")
     cols = st.columns(2)
-    if cols[0].button("Yes, end it", type="primary", key="end-confirm"):
-        st.session_state.pop(key, None)
-        _run(lambda: engine.finish(view.id))
+    cols[0].button("Yes, end it", type="primary", key="end-confirm", on_click=_gesture,
+                   args=(lambda: coach.end(view.id),))
     if cols[1].button("Keep practising", key="end-cancel"):
         st.session_state.pop(key, None)
         st.rerun()
 
 
-def _run(action) -> None:
+REFUSED = "gesture-refused"  # the message of a gesture the engine refused, shown once
+CARRIED = "carried-draft"  # the text of a refused send, put back in the box of the turn asked next
+
+
+def _gesture(action, draft_key: str | None = None) -> None:
+    """A button's gesture, run before the page renders (on_click): one engine call whose
+    view the page then renders without loading the session again. A refused send keeps its
+    text in the box, with the engine's message."""
     try:
-        result = action()
+        view = action()
     except CoachError as exc:
-        widgets.error(str(exc))
+        st.session_state[REFUSED] = str(exc)
+        if draft_key:
+            st.session_state[CARRIED] = st.session_state.get(draft_key, "")
         return
-    notes = getattr(result, "notes", None)
-    if notes:
-        st.session_state["notes"] = notes
+    st.session_state[LAST_VIEW] = view
     st.session_state["scroll-to-newest"] = True
+    st.session_state.pop(f"confirm-end-{view.id}", None)
     voice.clear()
-    st.rerun()
 
 
-def _finished(view: SessionView, korean: bool, kind: str) -> None:
-    st.success(view.persona.closing)
-    result = summarise(view)
-    widgets.summary(result, korean)
+def _finished(view: PracticeView, korean: bool, kind: str) -> None:
+    with st.chat_message("assistant"):  # the closing line is spoken like every other line
+        listening.persona_line(view.persona.closing, view.persona, current=True, korean_text=None,
+                               key=f"closing-{view.id}")
+    widgets.summary(view.summary, korean)
     st.download_button(
         "Download the report (Markdown)",
-        markdown_report(view, result, korean),
+        view.report(korean),
         file_name=f"rehearse-{view.card.id}-{view.id[:8]}.md",
         mime="text/markdown",
     )

@@ -8,6 +8,7 @@ import streamlit as st
 
 from coach.config import Settings, load_settings
 from coach.content import Library, load_library, markdown_files
+from coach.practice import Coach
 from coach.session import PracticeEngine
 from coach.store import Store, open_store
 
@@ -53,8 +54,23 @@ def engine() -> PracticeEngine:
     return PracticeEngine(library(), store(), settings())
 
 
+def coach() -> Coach:
+    """The application API the pages call (coach.practice)."""
+    return Coach(engine())
+
+
 def korean() -> bool:
     return st.session_state.get("lang", "한국어 + English") != "English"
+
+
+def timezone():
+    """The learner's time zone, from the browser (None: the server's own)."""
+    from coach.progress import zone
+
+    try:
+        return zone(st.context.timezone)
+    except Exception:  # noqa: BLE001 - no browser context (AppTest, bare mode)
+        return None
 
 
 def audio_on() -> bool:

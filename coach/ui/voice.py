@@ -40,9 +40,9 @@ def _speech_model(engine_name: str, model: str | None, device: str):
     """Load the speech model once per process; the arguments only key the cache."""
     from coach import stt
 
-    model = stt.load_model(state.settings())
-    _warm_up(model)
-    return model
+    loaded = stt.load_model(state.settings())
+    _warm_up(loaded)
+    return loaded
 
 
 def _warm_up(model) -> None:
@@ -251,14 +251,15 @@ def _recover(engine: PracticeEngine, view: SessionView, done: dict) -> None:
         return
     if done.get(pending.id, {}).get("digest") == str(path) or done.get(pending.id, {}).get("text"):
         return  # already transcribed (a held recording, or this one)
-    from coach import stt
     from coach.audio import format_seconds
 
     entry = done[pending.id] = {"digest": str(path)}
     try:
         with st.spinner("Transcribing the recording saved before the reload …"):
             ensure_model()
-            transcript = stt.transcribe(path, state.settings(), engine.decode_options(view))
+            # the engine transcribes it with the card's vocabulary and keeps the transcript
+            # (and its timing) with the turn, so the next reload finds it and a send keeps it
+            transcript = engine.transcribe_only(view.id, path)
     except CoachError as exc:
         entry["error"] = str(exc)
         return
@@ -297,8 +298,10 @@ def correction(engine: PracticeEngine, view: SessionView, turn) -> None:
         except CoachError as exc:
             st.error(str(exc))
             return
-        if result.notes:
-            st.session_state["notes"] = list(result.notes)
+        card = result.scorecard
+        met = sum(r.met for r in card.criteria.values())
+        st.session_state["notes"] = [f"Re-scored your corrected answer: on its own it meets {met} of "
+                                     f"{len(card.criteria)} criteria."] + list(result.notes)
         st.session_state.get(HINTS, {}).pop(turn.id, None)
         st.rerun()
 

@@ -8,6 +8,7 @@ import re
 
 import streamlit as st
 
+from coach import report
 from coach.content import Card
 from coach.llm_judge import LLM_REASON_PREFIX
 from coach.report import escape_md
@@ -106,18 +107,35 @@ def _first_sentence(text: str) -> str:
     return text if end < 0 else text[: end + 1]
 
 
-def turn_feedback(card: Card, result: SessionResult, delta: TurnDelta, korean: bool) -> None:
-    """What one answer added to the session's rubric, and what is still missing: one or two lines."""
+def turn_feedback(card: Card, result: SessionResult, delta: TurnDelta, korean: bool,
+                  scorecard: Scorecard | None = None, answer: str = "") -> None:
+    """What one answer did, good part first with its quote, then at most two things still
+    missing in the same situation (the rest are in the full scorecard)."""
     def names(keys: list[str]) -> str:
-        return ", ".join(result.criteria[k].label for k in keys)
+        return ", ".join(label(result.criteria[k].label, result.criteria[k].label_ko, korean) for k in keys)
 
-    added = f"✅ Added: **{names(delta.added)}**" if delta.added else "No new criterion in this answer"
-    st.markdown(f"{added} · so far **{delta.met_so_far} of {delta.of}**")
-    turn_of = {k: result.criteria[k].card_turn for k in delta.added + delta.again}
-    card_turn = next(iter(turn_of.values()), None)
-    missing = [k for k in delta.missing if card_turn is None or result.criteria[k].card_turn == card_turn]
+    def quote(keys: list[str]) -> str:
+        verdict = scorecard.criteria.get(result.criteria[keys[0]].criterion) if scorecard else None
+        return f" — “{escape_md(verdict.evidence[0])}”" if verdict and verdict.evidence else ""
+
+    so_far = f" · so far **{delta.met_so_far} of {delta.of}**"
+    if delta.added:
+        st.markdown(f"✅ Added: **{names(delta.added)}**{quote(delta.added)}{so_far}")
+    elif delta.again:
+        st.markdown(f"👍 Shown again: **{names(delta.again)}**{quote(delta.again)} · nothing new yet{so_far}")
+    else:
+        start = _first_sentence(answer)
+        good = f"A start to build on: “{escape_md(start)}”" if start else "No new criterion yet"
+        st.markdown(f"{good} · no criterion met yet{so_far}")
+    missing = [k for k in delta.missing if not delta.card_turn or result.criteria[k].card_turn == delta.card_turn]
     if missing:
-        st.caption(f"Still missing: {names(missing)}")
+        more = f" and {len(missing) - 2} more (in the full scorecard)" if len(missing) > 2 else ""
+        st.caption(f"Still missing: {names(missing[:2])}{more}")
+
+
+def stage_directions(text: str) -> str:
+    """Author text with its stage directions ("[the audio breaks up]") in italics."""
+    return re.sub(r"\[([^\[\]]+)\]", r"*(\1)*", text)
 
 
 def next_steps(items, korean: bool) -> None:
@@ -155,7 +173,7 @@ def scorecard(card: Card, result: Scorecard, answer: str, korean: bool,
             st.markdown(f"⬜ **{name}** — not in this answer. {escape_md(what)}")
     if result.llm:
         _llm_opinion(card, result)
-    delivery(result)
+    delivery(result, meeting=card.kind == "meeting")
     for item in result.feedback:
         if item.criterion in earlier:
             continue
@@ -178,12 +196,15 @@ def _llm_opinion(card: Card, result: Scorecard) -> None:
         )
 
 
-def delivery(result: Scorecard) -> None:
+def delivery(result: Scorecard, meeting: bool = False) -> None:
     d = result.delivery
     cols = st.columns(4)
     cols[0].metric("Words", d.word_count)
     cols[1].metric("Fillers", d.filler_count, help=d.filler_note)
-    cols[2].metric("Hedges", d.hedge_count)
+    if meeting:  # the drill teaches them: counted, never marked down
+        cols[2].metric("Softeners", d.hedge_count, help="'I think', 'maybe': in a meeting they keep a point polite.")
+    else:
+        cols[2].metric("Hedges", d.hedge_count)
     cols[3].metric("Words / min", d.words_per_minute if d.words_per_minute is not None else "—")
     if d.long_pauses:
         pauses = ", ".join(
@@ -197,54 +218,21 @@ def delivery(result: Scorecard) -> None:
 
 
 def summary(result: Summary, korean: bool) -> None:
+    """The end-of-session summary, in the words of `coach report` (coach.report's blocks)."""
     st.subheader("Summary")
-    met = sum(c.met for c in result.criteria)
-    st.markdown(f"**{met} of {len(result.criteria)}** criteria met in this session.")
-    for row in result.criteria:
-        name = label(row.label, row.label_ko, korean)
-        where = f" ({row.turn})" if row.turn else ""
-        if row.met:
-            quote = f" — “{escape_md(row.evidence[0])}”" if row.evidence else ""
-            st.markdown(f"✅ **{name}**{where}{quote}")
-        else:
-            st.markdown(f"⬜ **{name}**{where} — not shown yet")
+    st.markdown(report.result_markdown(result, korean))
     if result.retell:
-        r = result.retell
-        spoken = f", {r.retell_seconds:.0f} s of {r.target_seconds} s" if r.retell_seconds else ""
-        line = (f"**Your retell:** {r.retell_met} of {r.of} criteria in one answer ({r.retell_words} words{spoken}); "
-                f"your first answer had {r.first_met} of {r.of} ({r.first_words} words).")
-        if r.gained:
-            line += f" Now included: {', '.join(r.gained)}."
-        if r.lost:
-            line += f" Left out this time: {', '.join(r.lost)}."
-        st.markdown(line)
-    if result.practise_next:
-        st.markdown("**Practise next**")
-        next_steps(result.practise_next, korean)
-    else:
-        st.markdown("Every criterion was met. Try another card, or this one again for a new variant.")
+        st.markdown(report.retell_markdown(result))
+    st.markdown(report.practise_markdown(result, korean))
     if result.model_answer_gaps:
-        st.markdown("#### Model answers beside your best answer")
+        st.markdown("#### Model answers beside your answers")
         tabs = st.tabs([gap.title for gap in result.model_answer_gaps])
         for tab, gap in zip(tabs, result.model_answer_gaps, strict=True):
             with tab:
                 left, right = st.columns(2)
-                with left:
-                    if result.best:
-                        st.markdown(f"**Your best answer** ({len(result.best.met)} of {result.best.of})")
-                        st.text(result.best.text)
-                        st.caption("Meets: " + (", ".join(result.best.met) or "none yet"))
-                    else:
-                        st.markdown("**Your answers**")
-                with right:
-                    st.markdown("**Model answer**")
-                    st.markdown(gap.text)
-                    st.caption("Meets: " + (", ".join(gap.meets) or "—"))
-                lacked = gap.had + [f"the idea of {c}" for c in gap.concepts]
-                if lacked:
-                    st.markdown(f"**It had what yours lacked:** {', '.join(lacked)}")
-                else:
-                    st.markdown("Your best answer covered everything this one did.")
+                left.markdown(report.yours_markdown(result, gap))
+                right.markdown(report.model_markdown(gap))
+                st.markdown(report.lacked_markdown(gap))
 
 
 def card_preview(card: Card, korean: bool, author: bool = False) -> None:
@@ -253,7 +241,8 @@ def card_preview(card: Card, korean: bool, author: bool = False) -> None:
     st.caption(" · ".join(x for x in (card.level, ", ".join(card.tags)) if x))
     st.markdown(situation(card, korean))
     for turn in card.turns:
-        st.markdown(f"**{'Question' if card.kind == 'interview' else turn.id}:** {turn.prompt}")
+        name = "Question" if card.kind == "interview" else card.turn_label(turn.id, korean)
+        st.markdown(f"**{name}:** {stage_directions(turn.prompt)}")
         if turn.prompt_ko and korean:
             st.caption(turn.prompt_ko)
     st.markdown("**What a good answer shows**")

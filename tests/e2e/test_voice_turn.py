@@ -94,12 +94,13 @@ def test_one_piece_recording_is_transcribed_scored_and_followed_up(app_url, spok
         follow_ups = ["How did you work with your team", "What was your part", "What other options",
                       "Why did you choose this approach", "If you did this project again", "What did you learn"]
         # Streamlit streams a rerun: wait until its last elements (the next prompt's answer box
-        # under the follow-up) are on the page before reading it
+        # and its buttons under the follow-up; the transcript correction sits under the answer)
+        # are on the page before reading it
         page.wait_for_function(
             """(questions) => {
                 const text = document.body.innerText;
                 return questions.some(q => text.includes(q)) && text.includes("so far")
-                    && text.trim().endsWith("Correct the transcript and re-score");
+                    && text.includes("Correct the transcript and re-score") && text.trim().endsWith("End session");
             }""",
             arg=follow_ups,
             timeout=120_000,

@@ -3,11 +3,9 @@ import pandas as pd
 import streamlit as st
 
 from coach.errors import CoachError
-from coach.progress import answered, criterion_progress, session_label, weak_skills
-from coach.report import history, markdown_report
-from coach.summary import summarise
+from coach.progress import counted, criterion_progress, session_label, weak_skills
+from coach.report import history
 from coach.ui import state, widgets
-from scoring.models import Scorecard
 
 st.title("History")
 library = state.library()
@@ -16,6 +14,7 @@ try:
 except CoachError as exc:
     widgets.error(str(exc))
     st.stop()
+tz = state.timezone()
 if not records:
     st.info("No sessions yet. Start one on the Start page.")
     st.stop()
@@ -25,23 +24,22 @@ if active:
     st.markdown("##### Unfinished sessions")
     for record in active[:5]:
         cols = st.columns([4, 1])
-        cols[0].markdown(session_label(record, library))
+        cols[0].markdown(session_label(record, library, tz))
         if cols[1].button("Resume", key=f"resume-{record['id']}"):
             kind = library.cards[record["card"]].kind
             state.remember_session(kind, record["id"])
             st.switch_page(state.KIND_PAGES[kind], query_params={"session": record["id"]})
 
-done = [r for r in records if answered(r)]
+done = [r for r in records if counted(r)]  # finished sessions with a scored answer
 if done:
     st.markdown("##### Skills across all cards")
     skills = weak_skills(records, library)
-    st.caption("How often each skill was shown in the sessions that practised it, weakest first.")
+    st.caption("How often each skill was shown in the finished sessions that practised it, weakest first.")
     frame = pd.DataFrame(skills)
     frame["share"] = frame["met"].astype(str) + " of " + frame["sessions"].astype(str)
     base = alt.Chart(frame).encode(
         y=alt.Y("skill:N", title=None, sort=None, axis=alt.Axis(labelLimit=260)),
-        tooltip=[alt.Tooltip("skill:N", title="Skill"), alt.Tooltip("share:N", title="Sessions where it was met"),
-                 alt.Tooltip("cards:Q", title="Cards")],
+        tooltip=[alt.Tooltip("skill:N", title="Skill"), alt.Tooltip("share:N", title="Sessions where it was met")],
     )
     bars = base.mark_bar().encode(
         x=alt.X("rate:Q", title="Sessions where it was met", scale=alt.Scale(domain=[0, 1]),
@@ -57,43 +55,49 @@ if done:
 
     practised = list(dict.fromkeys(r["card"] for r in done))  # the most recently practised first
     card_id = st.selectbox("Progress for card", practised, format_func=card_title)
-    rows = criterion_progress(records, library, card_id)
+    rows = criterion_progress(records, library, card_id, tz)
     if rows:
         order = [r["session"] for r in sorted(rows, key=lambda r: r["order"])]
         chart = (
             alt.Chart(pd.DataFrame(rows))
             .mark_rect(stroke="white", strokeWidth=2)
             .encode(
-                x=alt.X("session:O", title="Session (UTC)", sort=list(dict.fromkeys(order)),
-                        axis=alt.Axis(labelAngle=0, orient="top")),
+                x=alt.X("session:O", title="Session", sort=list(dict.fromkeys(order)),
+                        axis=alt.Axis(labelAngle=-40, orient="top")),
                 y=alt.Y("label:N", title=None, sort=None, axis=alt.Axis(labelLimit=260)),
                 color=alt.Color("verdict:N", scale=alt.Scale(domain=["met", "not yet"], range=["#8bc34a", "#f4c7c3"]),
                                 legend=alt.Legend(title=None, orient="top")),
                 tooltip=[alt.Tooltip("session:O", title="Session"), alt.Tooltip("label:N", title="Criterion"),
                          alt.Tooltip("verdict:N", title="Result"), alt.Tooltip("result:N", title="Session result")],
             )
-        ).properties(width=alt.Step(96), height=alt.Step(28))
-        st.altair_chart(chart, width="content")
+        ).properties(height=alt.Step(28))
+        st.altair_chart(chart, width="stretch")  # fits the screen (a phone too)
 
 st.markdown("##### Sessions")
-labels = {r["id"]: session_label(r, library) for r in records}
-session_id = st.selectbox("Session", list(labels), format_func=labels.get)
+labels = {r["id"]: session_label(r, library, tz) for r in records}
+session_id: str = st.selectbox("Session", list(labels), format_func=lambda sid: labels[sid]) or next(iter(labels))
 record = next(r for r in records if r["id"] == session_id)
-card = library.cards.get(record["card"])
 korean = state.korean()
-for turn in record["turns"]:
+try:  # the session as every front end shows it (its card may have been removed since)
+    view = state.coach().open(session_id) if record["card"] in library.cards else None
+except CoachError as exc:
+    st.warning(str(exc))
+    view = None
+if view is None:
+    for turn in record["turns"]:
+        st.chat_message("assistant").markdown(widgets.escape_md(turn["prompt"]))
+        if turn["answer"]:
+            st.chat_message("user").text(turn["answer"])
+    st.stop()
+for index, turn in enumerate(view.turns):
     with st.chat_message("assistant"):
-        st.markdown(turn["prompt"])
-    if turn["answer"]:
+        st.markdown(f"**{view.persona.name}:** {widgets.stage_directions(turn.prompt)}")
+    if turn.answer_text:
         with st.chat_message("user"):
-            st.text(turn["answer"])
-            if turn["scorecard"] and card:
+            st.text(turn.answer_text)
+            if index in view.feedback:
                 with st.expander("Scorecard"):
-                    widgets.scorecard(card, Scorecard.model_validate(turn["scorecard"]), turn["answer"], korean)
-if card:
-    try:
-        view = state.engine().load(session_id)
-        st.download_button("Download the report (Markdown)", markdown_report(view, summarise(view), korean),
-                           file_name=f"rehearse-{record['card']}-{session_id[:8]}.md", mime="text/markdown")
-    except CoachError as exc:
-        st.warning(str(exc))
+                    widgets.scorecard(view.card, view.feedback[index].scorecard, turn.answer_text, korean,
+                                      session=view.result, delta=view.feedback[index].delta)
+st.download_button("Download the report (Markdown)", view.report(korean),
+                   file_name=f"rehearse-{view.card.id}-{session_id[:8]}.md", mime="text/markdown")

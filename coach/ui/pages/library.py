@@ -4,7 +4,7 @@ from coach.ui import practice_view, state, widgets
 
 korean = state.korean()
 library = state.library()
-engine = state.engine()
+coach = state.coach()
 
 st.title("Rehearse")
 st.markdown("Practise English for meetings and technical interviews: a persona asks, you answer, "
@@ -22,7 +22,7 @@ for column, kind, heading in ((left, "interview", "Mock interview"), (right, "me
         st.markdown(f"**{heading}** · about {card.estimated_seconds or 60} s an answer")
         st.markdown(widgets.title(card, korean))
         if st.button(f"Start the {heading.lower()}", type="primary", key=f"first-{kind}", width="stretch"):
-            session_id = practice_view.start(engine, kind, card.id)
+            session_id = practice_view.start(coach, kind, card.id)
             if session_id:
                 st.switch_page(state.KIND_PAGES[kind], query_params={"session": session_id})
 st.caption("Answer by typing, or record with the microphone: what you say is transcribed on this computer "

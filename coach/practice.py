@@ -1,0 +1,196 @@
+"""The application API that every front end calls: the app's pages, `coach practice` and
+`coach report`.
+
+Each gesture (start, send text, send a recording, correct a transcript, skip, end) is one
+engine call that loads the session once, and returns one immutable `PracticeView`: the
+session's result, what the newest answer added and the next steps after it, the retell
+compared with the first answer, the misheard-term hints, the next prompt with its persona,
+and, once the session is finished, its summary. Front ends only render it; none of them
+computes a result, a summary or a wording of its own.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+
+from coach import interviewer
+from coach.content import Card, Persona
+from coach.result import SessionResult, TurnDelta
+from coach.session import CLOSED, PracticeEngine, SessionView, TurnResult
+from coach.store import PracticeSession, Turn
+from coach.summary import PracticeItem, RetellComparison, Summary, next_steps, retell_comparison, summarise
+from scoring.models import Scorecard
+
+__all__ = ["Coach", "Feedback", "PracticeView", "SessionResult", "Turn", "present"]
+
+
+@dataclass(frozen=True)
+class Feedback:
+    """What one scored answer did: its scorecard and what it added to the session."""
+
+    index: int  # in the session's turns
+    number: int  # the learner's answer number (1, 2, …)
+    scorecard: Scorecard
+    delta: TurnDelta | None
+
+
+@dataclass(frozen=True)
+class PracticeView:
+    """One session as every front end shows it, after one gesture."""
+
+    id: str
+    row: PracticeSession
+    card: Card
+    persona: Persona
+    turns: tuple[Turn, ...]
+    result: SessionResult
+    finished: bool
+    feedback: Mapping[int, Feedback]  # by turn index, every scored answer
+    newest: int | None  # index of the newest scored answer while the session runs
+    next_steps: tuple[PracticeItem, ...] = ()  # after the newest answer
+    retell: RetellComparison | None = None
+    summary: Summary | None = None  # once finished
+    notes: tuple[str, ...] = ()
+    hints: tuple[str, ...] = ()  # "did you mean …?" for the newest spoken answer
+    transcript: object | None = None  # the coach.stt.Transcript of the answer just sent, if spoken
+
+    @property
+    def pending(self) -> Turn | None:
+        if self.finished:
+            return None
+        if self.turns and self.turns[-1].status not in CLOSED:
+            return self.turns[-1]
+        return None
+
+    @property
+    def answered(self) -> int:
+        return len(self.feedback)
+
+    @property
+    def met(self) -> int:
+        return self.result.met
+
+    def answer_number(self, index: int | None) -> int | None:
+        return self.feedback[index].number if index is not None and index in self.feedback else None
+
+    @property
+    def spoken(self) -> str:
+        """The text of the pending turn's saved recording transcript ("" when none)."""
+        pending = self.pending
+        if pending is None or not pending.transcript_json:
+            return ""
+        return json.loads(pending.transcript_json).get("text") or ""
+
+    def label(self, tz=None) -> str:
+        """'1 Dec 15:53 · A quick status update · 2 of 4 · in progress', as History lists it."""
+        from coach.content import Library
+        from coach.progress import session_label
+        from coach.report import session_record
+
+        record = session_record(self.row, list(self.turns), self.card)
+        return session_label(record, Library(cards={self.card.id: self.card}), tz)
+
+    def korean_hint(self, turn: Turn) -> str | None:
+        return interviewer.korean_hint(self.card, turn.kind, turn.turn_id, turn.criterion)
+
+    def report(self, korean: bool = True) -> str:
+        """The session's Markdown report (the summary in the app's words)."""
+        from coach.report import markdown_report
+
+        session = self._session()
+        return markdown_report(session, self.summary or summarise(session), korean)
+
+    def _session(self) -> SessionView:
+        return SessionView(self.row, self.card, self.persona, list(self.turns))
+
+
+def present(session: SessionView, result: TurnResult | None = None) -> PracticeView:
+    """The view of a session as loaded (or kept current by the gesture that just ran)."""
+    outcome = session.result()
+    feedback: dict[int, Feedback] = {}
+    for index, turn in enumerate(session.turns):
+        if turn.scorecard_json:
+            feedback[index] = Feedback(index, len(feedback) + 1, Scorecard.model_validate_json(turn.scorecard_json),
+                                       outcome.deltas.get(index))
+    finished = session.finished or session.pending is None
+    newest = max(feedback) if feedback and not finished else None
+    hints: tuple[str, ...] = ()
+    if result is not None and result.suggestions:
+        hints = tuple(s.message() for s in result.suggestions)
+    return PracticeView(
+        id=session.id, row=session.row, card=session.card, persona=session.persona, turns=tuple(session.turns),
+        result=outcome, finished=finished, feedback=MappingProxyType(feedback), newest=newest,
+        next_steps=tuple(next_steps(session, limit=1)) if newest is not None else (),
+        retell=retell_comparison(session),
+        summary=summarise(session) if finished else None,
+        notes=tuple(result.notes) if result else (),
+        hints=hints,
+        transcript=result.transcript if result else None,
+    )
+
+
+@dataclass
+class Coach:
+    """The gestures, each one engine call returning one view."""
+
+    engine: PracticeEngine
+
+    @property
+    def library(self):
+        return self.engine.library
+
+    @property
+    def settings(self):
+        return self.engine.settings
+
+    def open(self, session_id: str) -> PracticeView:
+        """A session as stored, to read (History, `coach report`)."""
+        return present(self.engine.load(session_id))
+
+    def resume(self, session_id: str) -> PracticeView:
+        """A session to practise in: a turn interrupted between its steps is completed first
+        (the prompt that should have come next is asked, or the session is finished)."""
+        return present(self.engine.resume(session_id))
+
+    def start(self, card_id: str, persona_id: str | None = None) -> PracticeView:
+        return present(self.engine.start(card_id, persona_id))
+
+    def send_text(self, session_id: str, text: str, *, turn_pk: int | None = None,
+                  transcript_json: str | None = None, timing=None) -> PracticeView:
+        """`turn_pk` is the turn the learner was shown: when another window or process answered
+        it meanwhile, the answer is refused (ConcurrentAnswerError) and its text kept."""
+        return self._after(self.engine.submit(session_id, text, transcript_json=transcript_json, timing=timing,
+                                              turn_pk=turn_pk))
+
+    def send_audio(self, session_id: str, audio, *, turn_pk: int | None = None, transcript=None,
+                   suffix: str = ".wav") -> PracticeView:
+        return self._after(self.engine.answer_with_audio(session_id, audio, transcript=transcript, suffix=suffix,
+                                                         turn_pk=turn_pk))
+
+    def correct(self, session_id: str, turn_pk: int, text: str) -> PracticeView:
+        return self._after(self.engine.rescore(session_id, turn_pk, text))
+
+    def score_again(self, session_id: str) -> PracticeView:
+        return self._after(self.engine.retry_scoring(session_id))
+
+    def save_draft(self, turn_pk: int, text: str) -> None:
+        """Not a gesture: the typed draft is kept with its turn as it changes (no session load)."""
+        self.engine.save_draft(turn_pk, text)
+
+    def skip(self, session_id: str) -> PracticeView:
+        return present(self.engine.skip_retry(session_id))
+
+    def end(self, session_id: str) -> PracticeView:
+        return present(self.engine.finish(session_id))
+
+    def latest_active(self, kind: str | None = None) -> PracticeView | None:
+        session = self.engine.latest_active(kind)
+        return present(session) if session is not None else None
+
+    @staticmethod
+    def _after(result: TurnResult) -> PracticeView:
+        assert result.session is not None  # every gesture returns the session it kept current
+        return present(result.session, result)
