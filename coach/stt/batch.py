@@ -77,7 +77,8 @@ def transcribe(audio: bytes | str | Path, settings=None, options: DecodeOptions 
     if vocabulary:
         options = options.with_vocabulary(vocabulary)
     decoded = audio_mod.load(audio, settings.max_audio_seconds)
-    if decoded.cut_off and decoded.duration < 0.5 * decoded.declared_duration:  # too little to trust
+    declared = decoded.declared_duration
+    if decoded.cut_off and declared is not None and decoded.duration < 0.5 * declared:  # too little to trust
         raise AudioError(decoded.cut_off_text(audio_mod.CUT_OFF))
     narrowband = (decoded.source_rate or audio_mod.SAMPLE_RATE) < audio_mod.SAMPLE_RATE
     windows = speech_windows(decoded.samples, options)
