@@ -156,6 +156,11 @@ class Settings:
     def tts_cache_dir(self) -> Path:
         return self.data_dir / "tts-cache"
 
+    @property
+    def cards_dir(self) -> Path:
+        """The learner's own cards (coach.personal), one markdown file each."""
+        return self.data_dir / "cards"
+
 
 def load_settings() -> Settings:
     """The settings of the environment; raises SettingsError for a bad value."""

@@ -74,6 +74,7 @@ def run_practice(args) -> int:
     if args.session:
         view = engine.resume(args.session)
     elif args.card:
+        engine.library.current_card(args.card)  # a removed personal card is not practised again
         view = engine.start(args.card, args.persona)
     else:
         raise CoachError("give --card ID to start a session or --session ID to resume one")
