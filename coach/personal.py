@@ -136,17 +136,25 @@ def _shorten(text: str, limit: int) -> str:
     return cut.rstrip(" ,.;:") + "…"
 
 
-_MARKUP = re.compile(r"<[^>]*>|[`*_#|~\\\[\]<>]")
+_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
+_URL = re.compile(r"\b(?:https?|ftp|file)://\S*|\bwww\.\S+", re.IGNORECASE)
+_MARKUP = re.compile(r"<[^>]*>|[`*_#|~\\\[\]<>!]")
+
+
+def plain(text: str) -> str:
+    """Text as a follow-up may say it: one line, no Markdown or HTML marks, links or URLs."""
+    text = _URL.sub("", _LINK.sub(r"\1", text))
+    return " ".join(_MARKUP.sub(" ", text).split())
 
 
 def quoted(question: str) -> str | None:
-    """The question as follow-ups quote it: one line, short, without Markdown or HTML marks;
-    None when it is mostly not in English (the follow-up says "your question" instead)."""
-    plain = " ".join(_MARKUP.sub("", question).split())
-    letters = [ch for ch in plain if ch.isalpha()]
+    """The question as follow-ups quote it: plain (see `plain`), short; None when it is mostly
+    not in English (the follow-up says "your question" instead)."""
+    text = plain(question)
+    letters = [ch for ch in text if ch.isalpha()]
     if not letters or sum(ch.isascii() for ch in letters) / len(letters) < 0.8:
         return None
-    return f'"{_shorten(plain, 80).rstrip(".?!。？！ ")}"'
+    return f'"{_shorten(text, 80).rstrip(".?!。？！ ")}"'
 
 
 # --- rendering ----------------------------------------------------------------------------
@@ -181,12 +189,13 @@ _CONCEPT_DEPTH = [
 def _concept_criteria(terms: list[str], q: str) -> list[dict]:
     criteria = []
     if terms:
-        named = ", ".join(terms[:3])
+        named = ", ".join(plain(t) for t in terms[:3])
         criteria.append({
             "id": "key_concepts",
             "label": "The terms a good answer names",
             "label_ko": "좋은 답이 짚어야 할 용어",
-            "definition": ("Names and explains the terms you listed for this question: " + ", ".join(terms)
+            "definition": ("Names and explains the terms you listed for this question: "
+                           + ", ".join(plain(t) for t in terms)
                            + ". At least half of them count; a term only dropped without saying what it "
                            "does is weaker."),
             "detector": {"type": "key_concepts",
