@@ -40,7 +40,7 @@ class Environment(BaseSettings):
     model_config = SettingsConfigDict(env_prefix=PREFIX, frozen=True, extra="ignore")
 
     data_dir: Path | None = Field(
-        None, description="SQLite file, recordings, voice cache",
+        None, description="SQLite file, recordings, voice cache, your own cards (`cards/`)",
         json_schema_extra=_shown("per-user data dir (`~/.local/share/rehearse`)"))
     database_url: str | None = Field(
         None, description="any SQLAlchemy URL; `postgresql://…` uses psycopg 3 (`pip install -e .[postgres]`)",
