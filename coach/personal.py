@@ -95,7 +95,13 @@ def clean_question(text: str, what: str = "the question") -> str:
 
 
 def clean_title(text: str) -> str:
-    title = " ".join(clean_question(text, "the title").split())
+    if problem := text_problem(text):
+        raise PersonalCardError(f"the title {problem}")
+    title = " ".join(text.split())
+    if not title:
+        raise PersonalCardError("the title is empty; leave --title out to take it from the question")
+    if match := _CONTROL.search(title):
+        raise PersonalCardError(f"the title holds a control character (U+{ord(match.group()):04X})")
     if len(title) > MAX_TITLE_CHARS:
         raise PersonalCardError(f"the title is {len(title):,} characters; at most {MAX_TITLE_CHARS}")
     return title

@@ -123,6 +123,7 @@ def test_several_questions_one_card_each_and_duplicate_titles_get_unique_ids(env
     (["--rubric", "story", "--question", "Fine?", "--question", ""], "question 2 is empty"),
     (["--rubric", "concept", "--question", "Why?", "--terms", "ok, ***"], "no letter or digit"),
     (["--rubric", "story", "--question", "Why\x1b[31m red?"], "control character"),
+    (["--rubric", "story", "--question", "Why?", "--title", "  "], "the title is empty"),
 ])
 def test_bad_input_is_one_line_exit_2_and_writes_nothing(env, tmp_path, args, message):
     line = one_line_exit_2(coach(env, "card", "new", *args, "--format", "json"))
