@@ -40,7 +40,7 @@ class Environment(BaseSettings):
     model_config = SettingsConfigDict(env_prefix=PREFIX, frozen=True, extra="ignore")
 
     data_dir: Path | None = Field(
-        None, description="SQLite file, recordings, voice cache",
+        None, description="SQLite file, recordings, voice cache, your own cards (`cards/`)",
         json_schema_extra=_shown("per-user data dir (`~/.local/share/rehearse`)"))
     database_url: str | None = Field(
         None, description="any SQLAlchemy URL; `postgresql://…` uses psycopg 3 (`pip install -e .[postgres]`)",
@@ -160,6 +160,11 @@ class Settings:
     @property
     def tts_cache_dir(self) -> Path:
         return self.data_dir / "tts-cache"
+
+    @property
+    def cards_dir(self) -> Path:
+        """The learner's own cards (coach.personal), one markdown file each."""
+        return self.data_dir / "cards"
 
 
 def load_settings() -> Settings:

@@ -110,6 +110,7 @@ class Card(CardFrontMatter):
     model_answers: list[ModelAnswer] = Field(default_factory=list)
     path: str = ""
     content_version: str = ""
+    personal: bool = False  # the learner's own card, from the data dir's cards/ (coach.personal)
 
     def turn(self, turn_id: str | None) -> Turn:
         if turn_id is None:
@@ -192,12 +193,24 @@ class Library:
     cards: dict[str, Card] = field(default_factory=dict)
     personas: dict[str, Persona] = field(default_factory=dict)
     problems: list[Problem] = field(default_factory=list)
+    # personal cards the learner removed, kept (cards/.removed/) so their past sessions still
+    # load and read; never listed, and `coach score` / `coach practice --card` refuse them
+    removed: dict[str, Card] = field(default_factory=dict)
 
     def card(self, card_id: str) -> Card:
+        """A listed card, or a removed personal card (for the sessions practised on it)."""
         try:
             return self.cards[card_id]
         except KeyError:
+            if card_id in self.removed:
+                return self.removed[card_id]
             raise UnknownCardError(f"unknown card {card_id!r}; see `coach cards`") from None
+
+    def current_card(self, card_id: str) -> Card:
+        """A card that may be practised or scored now: not one the learner removed."""
+        if card_id not in self.cards and card_id in self.removed:
+            raise UnknownCardError(f"card {card_id!r} was removed; its past sessions are still in `coach history`")
+        return self.card(card_id)
 
     def persona(self, persona_id: str) -> Persona:
         try:
@@ -581,18 +594,25 @@ def _is_persona_file(path: Path, persona_roots: list[Path]) -> bool:
 
 
 def load_library(
-    content_paths: Iterable[Path], persona_paths: Iterable[Path], check_paths: Iterable[Path] = ()
+    content_paths: Iterable[Path], persona_paths: Iterable[Path], check_paths: Iterable[Path] = (),
+    personal_paths: Iterable[Path] = (),
 ) -> Library:
     """Load every card and persona; broken files become problems, the rest loads.
 
     `check_paths` are extra files or folders to validate (for `coach validate PATH`): files
-    under a persona folder are read as personas, the others as cards.
+    under a persona folder are read as personas, the others as cards. `personal_paths` are the
+    learner's own card folders (the data dir's cards/, see coach.personal), loaded after the
+    built-in packs and marked `personal`; a folder that does not exist yet holds no cards. The
+    removed cards kept in their `.removed/` subfolder go to `Library.removed`.
     """
+    personal_roots = [Path(p) for p in personal_paths if Path(p).is_dir()]
     persona_roots = [Path(p) for p in persona_paths]
     library = Library()
     card_lines: dict[str, tuple[str, _LineMap]] = {}
     persona_files = _markdown_files(persona_roots)
     card_files = _markdown_files(Path(p) for p in content_paths)
+    personal_files = set(_markdown_files(personal_roots))
+    card_files += [p for p in _markdown_files(personal_roots) if p not in card_files]
     for extra in _markdown_files(Path(p) for p in check_paths):
         (persona_files if _is_persona_file(extra, persona_roots) else card_files).append(extra)
 
@@ -612,6 +632,8 @@ def load_library(
         if parsed is None:
             continue
         card, lines = parsed
+        if path in personal_files:
+            card = card.model_copy(update={"personal": True})
         if card.id in library.cards:
             first = library.cards[card.id].path
             library.problems.append(
@@ -628,7 +650,25 @@ def load_library(
                 Problem(path, lines.line(("persona",)), f"persona {card.persona!r} does not exist")
             )
             del library.cards[card.id]  # `coach validate` rejects it: it is not listed or served
+    for root in personal_roots:
+        _load_removed(root / REMOVED_FOLDER, library)
     return library
+
+
+REMOVED_FOLDER = ".removed"  # hidden, so `coach validate` and the listing never see it
+
+
+def _load_removed(folder: Path, library: Library) -> None:
+    """Removed personal cards, for their past sessions; a broken one is skipped quietly (it is
+    never practised again, and its sessions still read without it)."""
+    if not folder.is_dir():
+        return
+    for path in sorted(folder.glob("*.md")):
+        ignored: list[Problem] = []
+        text = _read(path, ignored)
+        parsed = None if text is None else parse_card(path, text, ignored)
+        if parsed is not None and parsed[0].id not in library.cards:
+            library.removed[parsed[0].id] = parsed[0].model_copy(update={"personal": True})
 
 
 # A content file (card, persona) is read only if it is a regular file of at most this size: a
@@ -736,8 +776,12 @@ def _read(path: Path, problems: list[Problem]) -> str | None:
         return None
 
 
+def library_for(settings) -> Library:
+    """The built-in packs and personas of these settings, then the learner's own cards."""
+    return load_library(settings.content_dirs, settings.persona_dirs, personal_paths=(settings.cards_dir,))
+
+
 def default_library() -> Library:
     from coach.config import load_settings
 
-    settings = load_settings()
-    return load_library(settings.content_dirs, settings.persona_dirs)
+    return library_for(load_settings())

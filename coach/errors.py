@@ -89,3 +89,8 @@ class SpeechSynthesisError(CoachError):
 
 class LLMServerError(CoachError):
     """The local LLM server cannot start (extra not installed, bad model file, port in use)."""
+
+
+class PersonalCardError(ContentError):
+    """A personal card cannot be made, changed or removed (bad question, unknown rubric, a
+    built-in card, an unwritable data dir); nothing was written."""

@@ -52,7 +52,8 @@ def history(store: Store, limit: int = 200, library: Library | None = None) -> l
         library = default_library()
     rows = store.list_sessions(limit=limit)
     turns = store.turns_for([r.id for r in rows])
-    return [session_record(r, turns[r.id], library.cards.get(r.card_id)) for r in rows]
+    return [session_record(r, turns[r.id], library.cards.get(r.card_id) or library.removed.get(r.card_id))
+            for r in rows]
 
 
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]#|<>~$])")

@@ -10,6 +10,7 @@ from coach.errors import CoachError
 
 COMMAND_MODULES = (
     "coach.cli.content_cmds",
+    "coach.cli.card_cmds",
     "coach.cli.score_cmd",
     "coach.cli.politeness_cmd",
     "coach.cli.session_cmds",

@@ -7,12 +7,13 @@ import sys
 from pathlib import Path
 
 from coach.config import load_settings
-from coach.content import Card, load_library
+from coach.content import Card, library_for, load_library
 
 
 def register(subparsers) -> None:
-    validate = subparsers.add_parser("validate", help="check content packs and personas")
-    validate.add_argument("paths", nargs="*", type=Path, help="files or folders (default: content/ and personas/)")
+    validate = subparsers.add_parser("validate", help="check content packs, personas and your own cards")
+    validate.add_argument("paths", nargs="*", type=Path,
+                          help="files or folders (default: content/, personas/ and the data dir's cards/)")
     validate.set_defaults(handler=run_validate)
 
     cards = subparsers.add_parser("cards", help="list the practice cards")
@@ -32,7 +33,7 @@ def run_validate(args) -> int:
             if any(p.path == c or p.path.startswith(c.rstrip("/") + "/") for c in checked)
         ]
     else:
-        library = load_library(settings.content_dirs, settings.persona_dirs)
+        library = library_for(settings)
     for problem in library.problems:
         print(problem)
     if library.problems:
@@ -55,12 +56,13 @@ def card_summary(card: Card) -> dict:
         "criteria": [c.id for c in card.criteria],
         "follow_ups": list(card.follow_ups),
         "model_answers": [a.title for a in card.model_answers],
+        "personal": card.personal,
     }
 
 
 def run_cards(args) -> int:
     settings = load_settings()
-    library = load_library(settings.content_dirs, settings.persona_dirs)
+    library = library_for(settings)
     cards = library.cards_of_kind(args.kind)
     for problem in library.problems:
         print(f"warning: {problem}", file=sys.stderr)
@@ -69,5 +71,6 @@ def run_cards(args) -> int:
         return 0
     width = max((len(c.id) for c in cards), default=10)
     for card in cards:
-        print(f"{card.id:<{width}}  {card.kind:<9}  {card.title}  ({', '.join(card.tags)})")
+        mine = "  [your own]" if card.personal else ""
+        print(f"{card.id:<{width}}  {card.kind:<9}  {card.title}  ({', '.join(card.tags)}){mine}")
     return 0

@@ -40,7 +40,7 @@ def _score_one(card, turn, text, answer_id, use_llm, settings) -> dict:
 
 def run(args) -> int:
     settings = load_settings()
-    card = default_library().card(args.card)
+    card = default_library().current_card(args.card)
     if args.turn:
         card.turn(args.turn)  # an unknown turn fails before any input is read
     if args.jsonl is None:

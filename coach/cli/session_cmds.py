@@ -72,6 +72,7 @@ def run_practice(args) -> int:
     if args.session:
         view = coach.resume(args.session)
     elif args.card:
+        coach.engine.library.current_card(args.card)  # a removed personal card is not practised again
         view = coach.start(args.card, args.persona)
     else:
         raise CoachError("give --card ID to start a session or --session ID to resume one")

@@ -16,7 +16,7 @@ from coach.store import Store, open_store
 def _content_signature(settings: Settings) -> tuple:
     """Changes when any content or persona file changes, so edits show without a restart."""
     files = []
-    for folder in (*settings.content_dirs, *settings.persona_dirs):
+    for folder in (*settings.content_dirs, *settings.persona_dirs, settings.cards_dir):
         for path in markdown_files(Path(folder)):
             try:
                 stat = path.stat()
@@ -28,8 +28,8 @@ def _content_signature(settings: Settings) -> tuple:
 
 
 @st.cache_resource(show_spinner=False)
-def _library(signature: tuple, content_dirs: tuple, persona_dirs: tuple) -> Library:
-    return load_library(content_dirs, persona_dirs)
+def _library(signature: tuple, content_dirs: tuple, persona_dirs: tuple, cards_dir: Path) -> Library:
+    return load_library(content_dirs, persona_dirs, personal_paths=(cards_dir,))
 
 
 def settings() -> Settings:
@@ -38,7 +38,7 @@ def settings() -> Settings:
 
 def library() -> Library:
     current = settings()
-    return _library(_content_signature(current), current.content_dirs, current.persona_dirs)
+    return _library(_content_signature(current), current.content_dirs, current.persona_dirs, current.cards_dir)
 
 
 @st.cache_resource(show_spinner="Opening the practice database …")
