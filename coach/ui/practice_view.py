@@ -224,7 +224,8 @@ def _exchange(view: PracticeView, index: int, turn: Turn, result: SessionResult,
                 widgets.turn_feedback(card, result, delta, korean, scorecard, turn.answer_text)
             if newest:
                 widgets.next_steps(view.next_steps, korean)
-            with st.expander("Full scorecard and tips"):
+            # keyed by the turn: an earlier answer's open scorecard does not open the next one by itself
+            with st.expander("Full scorecard and tips", key=f"scorecard-{turn.id}"):
                 widgets.scorecard(card, scorecard, turn.answer_text, korean, session=result, delta=delta)
         elif turn.error and not current and turn.error != st.session_state.get(REFUSED):
             st.warning(turn.error)  # (a refusal just made is said once, under the answer box)
