@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import scoring  # noqa: E402
-from coach.cli.score_cmd import CHUNK_LINES  # noqa: E402
+from coach.cli.jsonl import CHUNK_LINES  # noqa: E402
 from coach.content import default_library  # noqa: E402
 from scoring.grammar import pipeline, prime  # noqa: E402
 

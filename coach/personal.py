@@ -347,7 +347,7 @@ def render(card_id: str, spec: CardSpec, library: Library) -> str:
     front["pitfalls"] = pitfalls
     body = ["## Situation", "", _SITUATION.get(rub.name) or _MEETING_SITUATION.format(
         label=rub.label, label_ko=rub.label_ko), ""]
-    if rub.kind == "meeting":
+    if rub.kind == "meeting" and template is not None:  # every meeting rubric reuses a built-in card
         body += ["## Key phrases", "", template.sections.get("Key phrases", ""), ""]
     else:
         body += ["## Key concepts", ""]

@@ -4,10 +4,12 @@ a bad line is reported with its number and the other lines are still processed."
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+import sys
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from coach.content import not_utf8, open_input, text_problem
+from coach.errors import CoachError, EmptyAnswerError
 
 # A line longer than this is reported and skipped unread (an answer is scored on its first
 # 20,000 characters; JSON escapes take up to 12 bytes a character): /dev/zero never ends a line.
@@ -45,6 +47,56 @@ def lines(path: Path) -> Iterator[tuple[int, str | None, str | None]]:
                 yield number, raw.decode("utf-8-sig" if number == 1 else "utf-8"), None
             except UnicodeDecodeError as exc:
                 yield number, None, not_utf8(raw[exc.start])
+
+
+CHUNK_LINES = 256  # lines read and parsed together before they are handled, in order
+
+
+def run_batch(path: Path, handle: Callable[[dict], dict], *, optional: tuple[str, ...] = (), noun: str = "answers",
+              prepare: Callable[[list[dict]], None] | None = None) -> int:
+    """The one rule for a JSONL batch: each usable line's JSON result on stdout, in order; each bad
+    line as `path:line: why` on stderr while the others go on; exit 2 if any line was bad, and an
+    empty batch is bad input. `prepare` sees each chunk's parsed lines first (the scorer parses
+    their texts as one batch)."""
+    failures = seen = 0
+    for chunk in _chunks(lines(path), CHUNK_LINES):
+        items: list[tuple[int, dict | None, Exception | None]] = []
+        for number, line, problem in chunk:
+            if problem is None and not (line or "").strip():
+                continue
+            seen += 1
+            try:
+                if problem is not None:
+                    raise ValueError(problem)
+                items.append((number, parse(line or "", optional=optional), None))
+            except ValueError as exc:
+                items.append((number, None, exc))
+        if prepare is not None:
+            prepare([item for _, item, _ in items if item is not None])
+        for number, item, error in items:
+            try:
+                if error is not None or item is None:
+                    raise error or ValueError("unreadable line")
+                result = handle(item)
+            except (ValueError, CoachError) as exc:
+                failures += 1
+                print(f"{path}:{number}: {exc}", file=sys.stderr)
+                continue
+            print(json.dumps(result, ensure_ascii=False))
+    if not seen:
+        raise EmptyAnswerError(f"{path} holds no {noun}")
+    return 2 if failures else 0  # bad input is exit 2, as everywhere in `coach`
+
+
+def _chunks(iterable, size):
+    chunk = []
+    for item in iterable:
+        chunk.append(item)
+        if len(chunk) == size:
+            yield chunk
+            chunk = []
+    if chunk:
+        yield chunk
 
 
 def parse(line: str, optional: tuple[str, ...] = ()) -> dict:

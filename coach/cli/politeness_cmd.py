@@ -8,7 +8,6 @@ be reworded. The `politeness` detector of the cards makes the same decision.
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 from coach.cli import jsonl
@@ -51,21 +50,4 @@ def run(args) -> int:
             raise CoachError(f"--text: {problem}")
         print(json.dumps(judge(text), ensure_ascii=False))
         return 0
-    failures = seen = 0
-    for number, line, problem in jsonl.lines(args.jsonl):
-        if problem is None and not line.strip():
-            continue
-        seen += 1
-        try:
-            if problem is not None:
-                raise ValueError(problem)
-            item = jsonl.parse(line)
-            result = judge(item.get("text") or "", item.get("id"))
-        except (ValueError, CoachError) as exc:
-            failures += 1
-            print(f"{args.jsonl}:{number}: {exc}", file=sys.stderr)
-            continue
-        print(json.dumps(result, ensure_ascii=False))
-    if not seen:
-        raise EmptyAnswerError(f"{args.jsonl} holds no requests")
-    return 2 if failures else 0  # as `coach score`: bad input is exit 2
+    return jsonl.run_batch(args.jsonl, lambda item: judge(item.get("text") or "", item.get("id")), noun="requests")

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import scoring
@@ -49,45 +48,11 @@ def run(args) -> int:
             raise CoachError(f"--text: {problem}")
         print(json.dumps(_score_one(card, args.turn, text, None, args.llm, settings), ensure_ascii=False))
         return 0
-    failures = seen = 0
-    for chunk in _chunks(jsonl.lines(args.jsonl), CHUNK_LINES):
-        items = []
-        for number, line, problem in chunk:
-            if problem is None and not line.strip():
-                continue
-            seen += 1
-            try:
-                if problem is not None:
-                    raise ValueError(problem)
-                items.append((number, jsonl.parse(line, optional=("turn",)), None))
-            except ValueError as exc:
-                items.append((number, None, exc))
-        prime([item["text"] for _, item, _ in items if item is not None and isinstance(item.get("text"), str)])
-        for number, item, error in items:
-            try:
-                if error is not None:
-                    raise error
-                turn = item.get("turn") or args.turn
-                result = _score_one(card, turn, item.get("text") or "", item.get("id"), args.llm, settings)
-            except (ValueError, CoachError) as exc:
-                failures += 1
-                print(f"{args.jsonl}:{number}: {exc}", file=sys.stderr)
-                continue
-            print(json.dumps(result, ensure_ascii=False))
-    if not seen:
-        raise EmptyAnswerError(f"{args.jsonl} holds no answers")
-    return 2 if failures else 0
+    return jsonl.run_batch(
+        args.jsonl,
+        lambda item: _score_one(card, item.get("turn") or args.turn, item.get("text") or "", item.get("id"),
+                                args.llm, settings),
+        optional=("turn",),
+        prepare=lambda items: prime([item["text"] for item in items if isinstance(item.get("text"), str)]),
+    )
 
-
-CHUNK_LINES = 256  # lines parsed together (scoring.grammar.prime) before they are scored, in order
-
-
-def _chunks(iterable, size):
-    chunk = []
-    for item in iterable:
-        chunk.append(item)
-        if len(chunk) == size:
-            yield chunk
-            chunk = []
-    if chunk:
-        yield chunk
