@@ -220,10 +220,5 @@ class Politeness(Detector):
 
 
 def _sentences_of(answer: Answer, found) -> list[str]:
-    spans = []
-    for item in found:
-        for sentence in answer.sentences:
-            if sentence.start <= item.start < sentence.end:
-                spans.append((sentence, item.start))
-                break
+    spans = [(sentence, item.start) for item in found if (sentence := answer.sentence_at(item.start)) is not None]
     return first_sentences(answer, spans)
