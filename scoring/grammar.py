@@ -19,7 +19,7 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from functools import cache
 
@@ -247,12 +247,13 @@ def _is_predicate(token) -> bool:
 
 def _clauses_of(doc, base: int) -> list[Clause]:
     out = []
+    doc_text = doc.text  # spaCy joins the tokens again on every `doc.text`
     for sent in doc.sents:
         preds = [t for t in sent if _is_predicate(t)]
         nested = {p.i for p in preds}
         sentence = (base + sent.start_char, base + sent.end_char)
         question = sent.text.rstrip().endswith("?")
-        last = not doc.text[sent.end_char :].strip()
+        last = not doc_text[sent.end_char :].strip()
         for pred in preds:
             own = _subtree_tokens(pred, nested - {pred.i})
             aux = [c for c in pred.children if c.dep_ in {"aux", "auxpass"}]
@@ -317,7 +318,7 @@ def _clauses_of(doc, base: int) -> list[Clause]:
                 and _subject_kind(t) in {"person", "role"}
                 for t in own
             ) or any(t.dep_ == "conj" and _subject_kind(t) in {"person", "role"} and t.head is subject for t in own)
-            text = doc.text[min(t.idx for t in own) : max(t.idx + len(t) for t in own)]
+            text = doc_text[min(t.idx for t in own) : max(t.idx + len(t) for t in own)]
             out.append(
                 Clause(
                     position=base + pred.idx,
@@ -336,8 +337,8 @@ def _clauses_of(doc, base: int) -> list[Clause]:
                     colleagues=tuple(
                         t.text
                         for t in own
-                        if _subject_kind(t) == "person"
-                        and (t.dep_ == "poss" or (t.dep_ == "pobj" and t.head.text.lower() == "by"))
+                        if (t.dep_ == "poss" or (t.dep_ == "pobj" and t.head.text.lower() == "by"))
+                        and _subject_kind(t) == "person"
                     ),
                     question=question,
                     last=last,
@@ -382,6 +383,22 @@ def unparsed():
         _parsing.reset(token)
 
 
+_wanted: contextvars.ContextVar[set[str] | None] = contextvars.ContextVar("wanted", default=None)
+
+
+@contextlib.contextmanager
+def wanted_parses() -> Iterator[set[str]]:
+    """Score without the parse, collecting the texts whose scoring asked for one. The batch path
+    scores each chunk this way first (about 0.7 ms an answer), then parses only those texts, as one
+    batch: most strong answers are settled by the phrase lists and never need the parser."""
+    wanted: set[str] = set()
+    token = _wanted.set(wanted)
+    try:
+        yield wanted
+    finally:
+        _wanted.reset(token)
+
+
 def read(text: str) -> list[Clause]:
     """Every clause of a text, in order (the parse is cached by the Answer that asks)."""
     if not _parsing.get():
@@ -389,12 +406,16 @@ def read(text: str) -> list[Clause]:
     text = text[:MAX_PARSED_CHARS]
     if (clauses := _primed.get(text)) is not None:
         return clauses
+    if (wanted := _wanted.get()) is not None:
+        wanted.add(text)
+        return []
     return _clauses_of(pipeline()(text), 0)
 
 
 def prime(texts: list[str]) -> None:
     """Parse a batch of texts ahead, as one batch (about half again as fast as one by one): the
-    batch path of `coach score --jsonl` calls this for each chunk of lines before scoring them."""
+    batch path of `coach score --jsonl` calls this for each chunk's texts that need a parse (found
+    with `wanted_parses`) before scoring them."""
     todo = list(dict.fromkeys(t[:MAX_PARSED_CHARS] for t in texts))[:MAX_PRIMED]
     _primed.clear()
     for text, doc in zip(todo, pipeline().pipe(todo, batch_size=64), strict=True):
