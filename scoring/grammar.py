@@ -430,8 +430,8 @@ _WORKERS = {"speaker", "team", "none"}
 def _done_work(c: Clause) -> bool:
     if c.negated or c.question or _stuck(c) or c.modal in {"would", "could", "should", "might", "may", "can", "must"}:
         return False
-    if c.verb in {"miss", "fail", "lose", "crash", "forget", "break", "skip"}:
-        return False  # "we missed two incidents": something that happened, not work done
+    if c.verb in {"miss", "fail", "lose", "crash", "forget", "break", "skip"} or _met_problem(c):
+        return False  # "we missed two incidents", "we hit a bug": something that happened, not work done
     if _announcement(c) or (c.verb in _words("meta_talk_verbs") - {"finish", "start", "add", "share"} and not c.named):
         return False
     if c.subject in _WORKERS and c.tense in {"past", "perfect"} and c.named:
@@ -475,9 +475,20 @@ def _timed_action(c: Clause) -> bool:
     return c.timed and bool(c.verb) and not c.negated and c.verb not in {"be", "have"} | _words("announcement_verbs")
 
 
+def _met_problem(c: Clause) -> bool:
+    """The work ran into something: "we hit an issue with the staging DB", "encountered a bug"."""
+    if c.negated or c.question or c.tense == "future" or c.verb not in _words("problem_verbs"):
+        return False
+    if c.verb in {"have", "get"} and c.tense not in {"present", "progressive"}:
+        return False  # "we had an issue" told as history, "got the bug fixed"
+    return bool(c.words & _words("problem_nouns"))
+
+
 def _stuck(c: Clause) -> bool:
     if c.question:
         return False
+    if _met_problem(c):
+        return True
     if c.state == "stuck" and not c.negated:
         return True
     can_not = c.negated and c.modal in {"can", "could"} and c.subject in _WORKERS
@@ -538,6 +549,12 @@ def _announcement(c: Clause) -> bool:
     if c.verb not in _words("announcement_verbs"):
         return False
     return c.subject in {"person", "role"} or bool(c.words & {"team", "company", "us"})
+
+
+def _pointed_question(c: Clause) -> bool:
+    """A question about one particular thing: a named product or term, a thing described in detail,
+    or a time ("Is the idea that we stabilize RPITIT before AFIT?"), not "Can you explain that again?"."""
+    return c.question and (bool(c.detailed) or c.timed) and c.subject != "speaker"
 
 
 def _question_to_group(c: Clause) -> bool:
@@ -815,6 +832,17 @@ def _asks_because(c: Clause) -> bool:
 
 
 READINGS: dict[str, Reading] = {
+    "pointed_question": Reading(
+        "a question about one particular thing: a named term, a thing described in detail, or a time.",
+        _pointed_question,
+        (
+            "Is the idea that we could stabilize RPITIT quicker than AFIT?",
+            "Does the Thursday deadline still hold?",
+            "Is the new login service part of the March release?",
+        ),
+        ("Can you explain that again?", "What do you mean?", "Sorry, could you repeat the question?",
+         "Am I on the right track here?"),
+    ),
     "own_change": Reading(
         "a change the speaker made to the system, in the first person or as a logbook line with no subject.",
         _own_change,
@@ -993,8 +1021,10 @@ READINGS: dict[str, Reading] = {
     "stuck": Reading(
         "work that is stuck or waiting: a stuck state, 'can't', waiting on or blocked by something.",
         _stuck,
-        ("Staging key still broken.", "We can't deploy without the key.", "I'm waiting on the security review."),
-        ("The build is fixed.", "Can you review it?", "Nothing is broken."),
+        ("Staging key still broken.", "We can't deploy without the key.", "I'm waiting on the security review.",
+         "We hit an issue with the staging database.", "Encountered a bug in the exporter."),
+        ("The build is fixed.", "Can you review it?", "Nothing is broken.", "We didn't hit any issues.",
+         "We had a bug in the exporter last year."),
     ),
     "request_to_listener": Reading(
         "a question asking the listener to do something ('could you approve it?').",

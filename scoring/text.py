@@ -115,7 +115,7 @@ class Answer:
         for index, (start, raw) in enumerate(lines):
             match = _HEADING.match(raw)
             following = lines[index + 1][1] if index + 1 < len(lines) else ""
-            is_heading = match is not None and (
+            is_heading = match is not None and not match.group(2).startswith((")", "(", "-)")) and (  # not ":)"
                 raw.rstrip().endswith(":") or ":" in raw[: match.end(1) + 2]
                 or (len(match.group(1).split()) <= 2 and not match.group(2)
                     and _indent(following) > _indent(raw))
