@@ -115,12 +115,12 @@ class Answer:
         for index, (start, raw) in enumerate(lines):
             match = _HEADING.match(raw)
             following = lines[index + 1][1] if index + 1 < len(lines) else ""
-            is_heading = match is not None and not match.group(2).startswith((")", "(", "-)")) and (  # not ":)"
+            is_heading = match is not None and not match.group(2).startswith((")", "(", "-)", "//")) and (  # not ":)", "https://"
                 raw.rstrip().endswith(":") or ":" in raw[: match.end(1) + 2]
                 or (len(match.group(1).split()) <= 2 and not match.group(2)
                     and _indent(following) > _indent(raw))
             )
-            if is_heading and len(match.group(1).split()) <= 3:
+            if is_heading and len(match.group(1).split()) <= 4:  # "Emerging from this meeting:"
                 if current:
                     out.append(Section(current[0], tuple(current[1])))
                 current = (match.group(1).strip().lower(), [])
