@@ -697,6 +697,21 @@ def _fact_against(c: Clause) -> bool:
     return missing or harm or c.state == "stuck"
 
 
+_BEING = frozenset({"be", "get", "become", "seem", "sound", "look", "remain", "exist"})
+
+
+def _drawback(c: Clause) -> bool:
+    """A cost, risk or catch of the plan said plainly: 'the catch is …', 'there's a real risk that …',
+    'there are still open questions', 'that's a month of refactoring', 'it gets much harder'."""
+    if c.question or c.negated or c.subject in {"speaker", "listener", "team"} or c.verb not in _BEING:
+        return False
+    if c.words & _words("drawback_nouns") or {"open", "question"} <= c.words:
+        return True
+    if "of" in c.words and c.words & _words("time_costs"):
+        return True  # "a month of refactoring"
+    return bool(c.words & _words("drawback_states"))
+
+
 def _restates_meaning(c: Clause) -> bool:
     """Checking one's understanding: 'Are you saying …?', 'Is the idea that …?', 'If I understand, you …',
     'Am I right in inferring …?', 'did you mean X or Y?'."""
@@ -832,6 +847,19 @@ def _asks_because(c: Clause) -> bool:
 
 
 READINGS: dict[str, Reading] = {
+    "drawback": Reading(
+        "a cost, risk or catch of a plan said plainly, not as the speaker's feeling.",
+        _drawback,
+        (
+            "The catch is that the cache invalidation gets much harder.",
+            "There's a real risk that we lose the audit trail.",
+            "That's a month of refactoring.",
+            "To me it feels like there are still open questions.",
+            "Three months is extremely unrealistic.",
+        ),
+        ("It isn't risky.", "There's no real risk here.", "I'm worried.", "We can do it next month.",
+         "The migration is done."),
+    ),
     "pointed_question": Reading(
         "a question about one particular thing: a named term, a thing described in detail, or a time.",
         _pointed_question,
