@@ -205,12 +205,23 @@ def _is_named(token) -> bool:
     return True
 
 
+def _modifiers(token) -> int:
+    """How many words describe a noun, nested ones included: two in "the search indexing job"."""
+    count, stack = 0, [token]
+    while stack:
+        for child in stack.pop().children:
+            if child.dep_ in {"compound", "amod", "nmod"}:
+                count += 1
+                stack.append(child)
+    return count
+
+
 def _tense(pred, aux: list) -> tuple[str, str | None]:
     modal = next((_MODALS[a.text.lower()] for a in aux if a.text.lower() in _MODALS), None)
     aux_words = {a.text.lower() for a in aux}
     if modal == "will" or (aux_words & {"gonna"}):
         return "future", modal
-    if pred.tag_ == "VBG" and aux_words & {"am", "is", "are", "'m", "’m", "'re", "’re", "'s", "’s", "be"}:
+    if pred.tag_ == "VBG" and aux_words & {"am", "is", "are", "'m", "’m", "'re", "’re", "'s", "’s", "be", "been"}:
         if lemma(pred.text, "VERB") == "go" and any(c.dep_ == "xcomp" for c in pred.children):
             return "future", modal
         return "progressive", modal
@@ -264,7 +275,11 @@ def _clauses_of(doc, base: int) -> list[Clause]:
                 subject = next((c for c in carrier.children if c.dep_ in {"nsubj", "nsubjpass"}), None)
                 if not aux:
                     aux = [c for c in carrier.children if c.dep_ in {"aux", "auxpass"}]
-            implicit = subject is None and carrier.dep_ != "ROOT"  # "adding steps", "enabled by": no actor said
+            # "adding steps", "enabled by": no actor said; a verb opening its sentence ("Wrote the templates,
+            # still need …") is a logbook line whose actor is the speaker, unsaid
+            implicit = subject is None and carrier.dep_ != "ROOT" and not (
+                carrier.dep_ == "parataxis" or carrier.i == sent.start
+            )
             if pred.dep_ == "xcomp" and any(c.dep_ == "dobj" for c in pred.head.children):
                 subject, implicit = None, True  # "we told users to check it": the users check
             tense, modal = _tense(pred, aux)
@@ -307,11 +322,13 @@ def _clauses_of(doc, base: int) -> list[Clause]:
                 t.text
                 for t in own
                 if t.text in named
-                and (t.pos_ == "PROPN" or sum(c.dep_ in {"compound", "amod", "nmod"} for c in t.children) >= 2)
+                and (t.pos_ == "PROPN" or _modifiers(t) >= 2)
             )
             subject_named = subject is not None and _subject_kind(subject) == "thing" and _is_named(subject)
             if subject_named:
                 named = (subject.text, *named)
+                if _modifiers(subject) >= 2:
+                    detailed = (subject.text, *detailed)  # "the search indexing job is 70 percent done"
             others = any(
                 t.dep_ == "pobj"
                 and t.head.text.lower() in {"with", "alongside"}

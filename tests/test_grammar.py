@@ -156,3 +156,15 @@ def test_a_batch_parses_only_the_answers_that_need_the_grammar_and_scores_as_one
         assert [scoring.score(card, turn, text).to_json_dict() for turn, text in answers] == one_by_one
     finally:
         grammar.prime([])
+
+
+@pytest.mark.parametrize(
+    "text,reading",
+    [
+        ("So, I've been working on the onboarding emails.", "ongoing_work"),
+        ("I've been working on the onboarding emails. Wrote the templates, still need copy review.", "done_work"),
+        ("The search indexing job is about 70 percent done.", "names_work"),
+    ],
+)
+def test_spoken_stand_up_lines_are_read_as_the_work_they_report(text, reading):
+    assert Answer(text).reading(reading)
