@@ -172,7 +172,9 @@ def _looks_like_name(token) -> bool:
     text = token.text
     if token.tag_ != "NNP" or not (text[:1].isupper() and text[1:].islower() and text.isalpha()):
         return False
-    if lemma(text, "NOUN") in _words("role_nouns") or _TIME_WORDS.fullmatch(text):
+    if text.lower() in _words("not_names") or lemma(text, "NOUN") in _words("role_nouns"):
+        return False
+    if _TIME_WORDS.fullmatch(text):
         return False
     neighbours = [token.doc[i] for i in (token.i - 1, token.i + 1) if 0 <= i < len(token.doc)]
     return not any(n.like_num or n.tag_ == "NNP" and not n.text[:1].isupper() for n in neighbours)

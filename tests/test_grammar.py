@@ -168,3 +168,22 @@ def test_a_batch_parses_only_the_answers_that_need_the_grammar_and_scores_as_one
 )
 def test_spoken_stand_up_lines_are_read_as_the_work_they_report(text, reading):
     assert Answer(text).reading(reading)
+
+
+@pytest.mark.parametrize(
+    "text,criterion,met",
+    [
+        ("My colleague wanted to buy more GPUs; my job was to evaluate it, and I found the input pipeline was the "
+         "bottleneck.", "teamwork", True),
+        ("I rewrote the loader. Throughput increased by about a fifth, and memory went up only slightly.", "teamwork",
+         False),
+        ("After agreeing a target with the PM, I rewrote the data loader, and step time went from 900 ms to 610 ms.",
+         "measured_results", True),
+    ],
+)
+def test_the_story_says_who_did_what_and_a_target_noun_is_not_a_plan(text, criterion, met):
+    import scoring
+    from coach.content import default_library
+
+    card = default_library().card("gpu-cluster-optimization")
+    assert scoring.score(card, None, text).criteria[criterion].met is met
