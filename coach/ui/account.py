@@ -24,7 +24,7 @@ def signed_in_as() -> None:
     """The sidebar's account line and the sign-out button."""
     user = st.user
     who = user.get("email") or user.get("name") or "you"
-    st.caption(f"Signed in as {widgets.escape_md(str(who))}")
+    st.text(f"Signed in as {who}")  # as text: Markdown would make an email address a link
     st.button("Sign out", on_click=st.logout, key="sign-out")
 
 

@@ -102,6 +102,13 @@ def _start_session(page) -> str:
     return page.url.split("session=", 1)[1].split("&", 1)[0]
 
 
+def _phone_shot(page, name: str) -> None:
+    if os.environ.get("REHEARSE_SCREENS"):
+        page.set_viewport_size({"width": 390, "height": 844})
+        _shot(page, name)
+        page.set_viewport_size({"width": 1400, "height": 1000})
+
+
 def _history_sessions(page, app: str) -> int:
     from playwright.sync_api import expect
 
@@ -136,6 +143,7 @@ def test_two_learners_each_see_only_their_own(tmp_path, provider, database_url):
             expect(ann_page.get_by_role("button", name="Sign in")).to_be_visible()
             _settled(ann_page)
             _shot(ann_page, "sign-in-desktop")
+            _phone_shot(ann_page, "sign-in-phone")
             _sign_in(ann_page, ann_app, "ann")
             ann_session = _start_session(ann_page)
             _sign_in(bo_page, bo_app, "bo")
@@ -148,9 +156,7 @@ def test_two_learners_each_see_only_their_own(tmp_path, provider, database_url):
             assert _history_sessions(bo_page, bo_app) == 1
             assert ann_session[:8] not in bo_page.content() and bo_session[:8] not in ann_page.content()
             _shot(ann_page, "history-desktop")
-            bo_page.set_viewport_size({"width": 390, "height": 844})
-            _shot(bo_page, "history-phone")
-            bo_page.set_viewport_size({"width": 1400, "height": 1000})
+            _phone_shot(bo_page, "history-phone")
 
             # Ann's session by its link, in Bo's browser: as if it did not exist
             bo_page.goto(f"{bo_app}/interview?session={ann_session}")
@@ -176,6 +182,7 @@ def test_two_learners_each_see_only_their_own(tmp_path, provider, database_url):
             ann_page.get_by_text("Yes, delete all my data").click()
             _settled(ann_page)
             _shot(ann_page, "delete-confirm-desktop")
+            _phone_shot(ann_page, "delete-confirm-phone")
             delete.click()
             expect(ann_page.get_by_text("All your data was deleted (1 session(s)")).to_be_visible()
             assert store.scoped(ann).list_sessions() == [] and not keep[ann].exists()
