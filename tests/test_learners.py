@@ -175,3 +175,28 @@ def test_cli_history_and_report_take_the_learner_on_a_shared_database(library, c
     assert code == 2 and out == "" and err == f"coach: no session '{mine.id}'\n"
     code, _, err = run("history", "--user", "carol@example.com")
     assert code == 2 and err.startswith("coach: no learner 'carol@example.com'")
+
+
+def test_history_page_deletes_all_my_data_after_a_confirmation(library):
+    """Single-learner mode (no sign-in): the local learner's sessions and recordings go, only
+    once the checkbox confirms it."""
+    from streamlit.testing.v1 import AppTest
+
+    from tests.conftest import REPO
+
+    settings = load_settings()
+    local = Coach(PracticeEngine(library, Store(settings.database_url), settings))
+    view = local.start("status-update")
+    recording = local.engine._keep_recording(local.engine.load(view.id), WAV, ".wav")
+    at = AppTest.from_file(str(REPO / "app.py"), default_timeout=60)
+    at.session_state["audio_on"] = False
+    at.run()
+    at.switch_page("coach/ui/pages/history.py").run()
+    assert not at.exception
+    delete = next(b for b in at.button if b.label == "Delete all my data")
+    assert delete.disabled  # not before the learner confirms
+    next(c for c in at.checkbox if c.label == "Yes, delete all my data").check().run()
+    next(b for b in at.button if b.label == "Delete all my data").click().run()
+    assert not at.exception
+    assert [s.value for s in at.success] == ["All your data was deleted (1 session(s) and their recordings)."]
+    assert local.engine.store.list_sessions() == [] and not recording.exists()
