@@ -54,8 +54,8 @@ from coach.content import default_library  # noqa: E402
 from coach.errors import AudioError  # noqa: E402
 from coach.vocabulary import card_vocabulary, misheard_terms  # noqa: E402
 
-# two voices, two speeds: each sentence is spoken in both of these
-CONDITIONS = (("en-us", 135), ("en-gb", 175))
+# two voices, two speeds: each sentence is spoken in each of these
+CONDITIONS = (("en-us", 135), ("en-gb", 175), ("en-gb", 135))
 
 
 # --- the substitutions ----------------------------------------------------------------------
@@ -345,10 +345,11 @@ def latency(settings, model, folder: Path, repeat: int) -> None:
         text += " " + sentence
         if seconds >= 60:
             break
-    audio = np.concatenate(pieces)
+    audio = np.concatenate(pieces[:-1])  # "stop" right after the last word
     chunk = 16000 // 5
     without, added = [], []
     for _ in range(repeat):
+        pron._reference_cache.clear()  # every run makes its own references
         live = stt.IncrementalTranscriber(model)
         warmer = pron.ReferenceWarmer(model, settings)
         for start in range(0, len(audio), chunk):

@@ -10,7 +10,7 @@ import json
 import streamlit as st
 
 from coach.errors import CoachError
-from coach.pronunciation import Pronunciation, WordScore, say_again, slow_voice, word_clip
+from coach.pronunciation import Pronunciation, WordScore, line_around, say_again, slow_voice, word_clip
 from coach.report import escape_md
 from coach.ui import state
 
@@ -30,7 +30,8 @@ def feedback(turn, korean: bool) -> None:
     result = stored(turn)
     if result is None:
         return
-    flagged = sorted(result.flagged, key=lambda w: w.score)[:MAX_SHOWN]
+    flagged = sorted((i for i, w in enumerate(result.words) if w.flag), key=lambda i: result.words[i].score)
+    flagged = sorted(flagged[:MAX_SHOWN])
     with st.container(key=f"pronunciation-{turn.id}"):
         share = f"{result.score:.0%} of your words came through"
         if not flagged:
@@ -39,14 +40,15 @@ def feedback(turn, korean: bool) -> None:
         st.markdown(f"**🗣️ Heard as you meant it:** {share}. "
                     f"{'These' if len(flagged) > 1 else 'This'} may not have come through:"
                     + (" 잘 전달되지 않았을 수 있는 단어:" if korean else ""))
-        for index, word in enumerate(flagged):
-            _word(turn, index, word, korean)
+        for index in flagged:
+            _word(turn, index, result.words[index], line_around(result, index), korean)
 
 
-def _word(turn, index: int, word: WordScore, korean: bool) -> None:
+def _word(turn, index: int, word: WordScore, line: str, korean: bool) -> None:
+    said = bare(word.word)
     heard = f" — heard “{escape_md(word.heard)}”" if word.heard else ""
     with st.container(border=True, key=f"pron-word-{turn.id}-{index}"):
-        st.markdown(f"**“{escape_md(word.word)}”**{heard}")
+        st.markdown(f"**“{escape_md(said)}”**{heard}")
         st.markdown(escape_md(word.tip or ""))
         if korean and word.tip_ko:
             st.caption(word.tip_ko)
@@ -61,10 +63,10 @@ def _word(turn, index: int, word: WordScore, korean: bool) -> None:
         with model:
             try:
                 st.caption("Slowly")
-                st.audio(_slow(word.word), format="audio/wav")
+                st.audio(_slow(said), format="audio/wav")
             except CoachError:
                 st.caption("(text-to-speech is not available)")
-        _again(turn, index, word)
+        _again(turn, index, word, line)
 
 
 @st.cache_data(show_spinner=False, max_entries=256)
@@ -74,8 +76,15 @@ def _slow(text: str) -> bytes:
     return tts.synthesize(text, slow_voice(), state.settings())
 
 
-def _again(turn, index: int, word: WordScore) -> None:
-    recording = st.audio_input(f"Say “{word.word}” again", sample_rate=16000, key=f"again-{turn.id}-{index}")
+def bare(word: str) -> str:
+    return word.strip(" ,.;:!?\"“”")
+
+
+def _again(turn, index: int, word: WordScore, line: str) -> None:
+    said = bare(word.word)
+    st.markdown(f"Say it again: “{escape_md(line)}”")
+    recording = st.audio_input(f"Say it again: {line}", sample_rate=16000, key=f"again-{turn.id}-{index}",
+                               label_visibility="collapsed")
     if recording is None:
         return
     data = recording.getvalue()
@@ -84,14 +93,14 @@ def _again(turn, index: int, word: WordScore) -> None:
     if digest not in results:
         try:
             with st.spinner("Listening …"):
-                results[digest] = say_again(data, word.word, state.settings()) or "nothing"
+                results[digest] = say_again(data, line, word.word, state.settings()) or "nothing"
         except CoachError as exc:
             results[digest] = str(exc)
     outcome = results[digest]
     if isinstance(outcome, WordScore) and not outcome.flag:
-        st.success(f"“{word.word}” came through this time.", icon="✅")
+        st.success(f"“{said}” came through this time.", icon="✅")
     elif isinstance(outcome, WordScore):
-        st.warning(f"Not yet: “{word.word}” still did not come through"
+        st.warning(f"Not yet: “{said}” still did not come through"
                    + (f" (heard “{outcome.heard}”)" if outcome.heard else "") + ". Try once more.", icon="🔁")
     else:
-        st.warning(outcome if outcome != "nothing" else f"“{word.word}” was not heard. Try once more.")
+        st.warning(outcome if outcome != "nothing" else f"“{said}” was not heard. Try once more.")
