@@ -176,3 +176,29 @@ def test_the_live_path_makes_each_segments_reference_while_the_user_speaks(libra
     result = engine.answer_with_audio(view.id, live.path, transcript=transcript)
     stored = json.loads(engine.load(view.id).turns[0].transcript_json)["pronunciation"]
     assert stored["words"] and len(stored["words"]) == len(result.transcript.words)
+
+
+def test_line_around_a_word_stays_in_its_sentence():
+    words = "We fixed it. The main ploblem was the loader today. Then we left.".split()
+    result = pron.Pronunciation(text=" ".join(words), score=1.0, words=[
+        pron.WordScore(word=w, start=i, end=i + 0.5, score=1, probability=1, expected=1) for i, w in enumerate(words)])
+    assert pron.line_around(result, words.index("ploblem")) == "The main ploblem was the loader today."
+    assert pron.line_around(result, words.index("ploblem"), reach=1) == "main ploblem was"
+
+
+@needs_espeak
+def test_say_it_again_right_clears_the_word_and_wrong_does_not(tmp_path, settings):
+    line = "I shared my screen with the team"
+    right = speak(line, tmp_path / "right.wav").read_bytes()
+    wrong = speak("I shared my scleen with the team", tmp_path / "wrong.wav").read_bytes()
+    assert not pron.say_again(right, line, "screen", settings).flag
+    again = pron.say_again(wrong, line, "screen", settings)
+    assert again.flag and again.tip
+    assert pron.say_again(right, line, "cluster", settings) is None  # not in the line
+
+
+def test_the_learners_own_word_is_cut_from_the_recording():
+    from coach import audio as audio_mod
+
+    clip = pron.word_clip(ASSETS / "jfk.flac", 2.0, 2.5)
+    assert audio_mod.decode(clip).duration == pytest.approx(1.0, abs=0.01)  # the word and 0.25 s either side
