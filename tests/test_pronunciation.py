@@ -202,3 +202,31 @@ def test_the_learners_own_word_is_cut_from_the_recording():
 
     clip = pron.word_clip(ASSETS / "jfk.flac", 2.0, 2.5)
     assert audio_mod.decode(clip).duration == pytest.approx(1.0, abs=0.01)  # the word and 0.25 s either side
+
+
+def test_words_flagged_in_two_answers_become_the_learners_list_with_progress(library, tmp_path):
+    from coach.progress import words_to_practise
+    from coach.report import history
+    from coach.session import PracticeEngine
+    from coach.store import Store
+    from coach.stt import Transcript, Word
+
+    engine = PracticeEngine(library, Store(f"sqlite:///{tmp_path / 'list.db'}"))
+
+    def spoken(latency: float, screen: float) -> str:
+        said = [("The", 0.9), ("latency", latency), ("of", 0.05), ("my", 0.9), ("screen", screen)]
+        words = [Word(word=f" {w}", start=i, end=i + 0.5, probability=p) for i, (w, p) in enumerate(said)]
+        scored = [pron.judge(w.word.strip(), w.start, w.end, w.probability, 0.95) for w in words]
+        result = pron.Pronunciation(text="The latency of my screen", score=0.5, words=scored)
+        return Transcript(text=result.text, duration=3.0, words=words,
+                          pronunciation=result.model_dump()).model_dump_json()
+
+    for latency, screen in ((0.05, 0.9), (0.04, 0.1), (0.9, 0.9)):
+        view = engine.start("gpu-cluster-optimization")
+        engine.submit(view.id, "The latency of my screen", transcript_json=spoken(latency, screen))
+    rows = words_to_practise(history(engine.store, library=library))
+    assert [r["word"] for r in rows] == ["latency"]  # "screen" missed once, "of" is a function word
+    latency = rows[0]
+    assert (latency["flagged"], latency["said"]) == (2, 3)
+    assert latency["history"] == [False, False, True] and latency["came_through_last"]
+    assert latency["tip"] and latency["tip_ko"] and latency["sound"] == "r_l"
