@@ -79,6 +79,9 @@ class LiveAnswer:
         self.options = options
         self.recording = RecordingWriter(self.path)
         self.transcriber = BackgroundTranscriber(model, options)
+        from coach.pronunciation import ReferenceWarmer
+
+        self.references = ReferenceWarmer(model, settings)  # each segment's, while the user speaks
         self.dropped = False  # set by the page when the stream ended before "stop"
         self._finished = None
 
@@ -90,6 +93,7 @@ class LiveAnswer:
             return
         self.recording.write(samples)  # saved first, then transcribed
         self.transcriber.push(samples)
+        self.references.see(self.transcriber.live.decoded_segments)
 
     def text(self) -> str:
         return self.transcriber.text()
@@ -104,6 +108,7 @@ class LiveAnswer:
         if self._finished is not None:
             return self._finished
         self.recording.close()
+        self.references.close()
         from coach import stt
 
         try:

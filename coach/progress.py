@@ -113,3 +113,31 @@ def weak_skills(records: list[dict], library: Library) -> list[dict]:
                      "sessions": entry["sessions"], "met": entry["met"],
                      "rate": round(entry["met"] / entry["sessions"], 3)})
     return sorted(rows, key=lambda r: (r["rate"], -r["sessions"], r["skill"]))
+
+
+def _bare(word: str) -> str:
+    return word.strip(" ,.;:!?\"“”").lower()
+
+
+def words_to_practise(records: list[dict], min_flags: int = 2) -> list[dict]:
+    """The learner's own list: words flagged (coach.pronunciation, kept with each spoken answer's
+    transcript) in at least `min_flags` answers, with how often they were said and flagged,
+    oldest session first in `history` (True: came through), and the last tip. Most flagged first.
+    Rows {word, said, flagged, history, came_through_last, sound, tip, tip_ko}."""
+    tally: dict[str, dict] = {}
+    for record in sorted(records, key=lambda r: r["started_at"]):
+        for turn in record["turns"]:
+            words = ((turn.get("transcript") or {}).get("pronunciation") or {}).get("words") or []
+            for word in words:
+                key = _bare(word["word"])
+                if not key:
+                    continue
+                entry = tally.setdefault(key, {"word": _bare(word["word"]), "said": 0, "flagged": 0, "history": [],
+                                               "sound": None, "tip": None, "tip_ko": None})
+                entry["said"] += 1
+                entry["history"].append(not word.get("flag"))
+                if word.get("flag"):
+                    entry["flagged"] += 1
+                    entry.update(sound=word.get("sound"), tip=word.get("tip"), tip_ko=word.get("tip_ko"))
+    rows = [dict(e, came_through_last=e["history"][-1]) for e in tally.values() if e["flagged"] >= min_flags]
+    return sorted(rows, key=lambda r: (-r["flagged"], r["word"]))

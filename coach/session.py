@@ -285,6 +285,10 @@ class PracticeEngine:
         path = self._keep_recording(view, audio, suffix)
         if transcript is None:
             transcript = stt.transcribe(path, self.settings, self.decode_options(view))
+        if transcript.pronunciation is None:
+            from coach.pronunciation import pronunciation_of
+
+            transcript.pronunciation = pronunciation_of(transcript, self.settings)
         result = self._submit(view, transcript.text, transcript_json=transcript.model_dump_json(),
                               timing=transcript.to_timing(), turn_pk=turn_pk or view.pending.id)
         from coach.vocabulary import misheard_terms

@@ -107,6 +107,23 @@ def _contains_word(heard: str, word: str) -> bool:
     return bool(heard) and (word in heard or _stem(heard) == _stem(word))
 
 
+_PART = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
+
+
+def _term_parts(term: str) -> set[str]:
+    """The words a term is built from: "NVLink" -> nv, link; "InfiniBand" -> infini, band."""
+    return {_stem(part) for part in _PART.findall(term)}
+
+
+def _only_parts_of(parts: list[str], term: str) -> bool:
+    """Heard words that are each one of the term's own parts, but not all of them: the speaker
+    said the ordinary word ("links between racks"), the likeness to "NVLink" comes only from
+    the part they share, not from a mishearing."""
+    term_parts = _term_parts(term)
+    heard = {_stem(_squash(p)) for p in parts}
+    return len(term_parts) > 1 and heard <= term_parts and heard != term_parts
+
+
 def _squash(text: str) -> str:
     return re.sub(r"[^a-z0-9]", "", text.lower())
 
@@ -151,7 +168,7 @@ def misheard_terms(text: str, vocabulary, *, limit: int = 3) -> list[TermSuggest
                     heard = " ".join(parts)
                     if _squash(heard) in known or len(heard) < 3 or heard.isdigit():
                         continue
-                    if _inflection(heard, term) or any(
+                    if _only_parts_of(parts, term) or _inflection(heard, term) or any(
                         _contains_word(p, w) for p in parts for w in re.split(r"[\s\-]+", term) if len(w) > 2
                     ):
                         continue

@@ -44,6 +44,9 @@ def test_misheard_terms_are_suggested(heard, term):
      "We had a meeting with the team and I brought the latency numbers.",
      "Our scaling efficiency improved after the ring changes.",
      "GPU utilizations were low.",  # an inflection, not a mishearing
+     # an ordinary word that is only a part of a term ("NVLink" = NV + Link) was said as meant
+     "We have faster links between racks and the all-reduce is slow.",
+     "The link between the two racks was the bottleneck.",
      ""],
 )
 def test_no_suggestion_for_right_or_ordinary_words(text):

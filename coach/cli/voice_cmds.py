@@ -1,4 +1,5 @@
-"""`coach transcribe` (speech-to-text) and `coach speak` (text-to-speech)."""
+"""`coach transcribe` (speech-to-text), `coach pronounce` (which words came through) and
+`coach speak` (text-to-speech)."""
 
 from __future__ import annotations
 
@@ -28,6 +29,14 @@ def register(subparsers) -> None:
     transcribe.add_argument("--format", choices=["json", "text"], default="text")
     transcribe.set_defaults(handler=run_transcribe)
 
+    pronounce = subparsers.add_parser(
+        "pronounce", help="which words of a recording a listener probably did not understand, with tips"
+    )
+    pronounce.add_argument("audio", type=Path, help="the recording")
+    pronounce.add_argument("--text", help="the line that was read aloud (default: the recording's own transcript)")
+    pronounce.add_argument("--format", choices=["json", "text"], default="text")
+    pronounce.set_defaults(handler=run_pronounce)
+
     speak = subparsers.add_parser("speak", help="say a line with text-to-speech into a WAV file")
     speak.add_argument("text", help="the line to say")
     speak.add_argument("--out", type=Path, required=True, help="the WAV file to write")
@@ -50,6 +59,21 @@ def run_transcribe(args) -> int:
         print(json.dumps(transcript.contract_dict(), ensure_ascii=False))
     else:
         print(transcript.text)
+    return 0
+
+
+def run_pronounce(args) -> int:
+    from coach import pronunciation
+    from coach.config import load_settings
+
+    result = pronunciation.pronounce(args.audio, args.text, load_settings())
+    if args.format == "json":
+        print(json.dumps(result.contract_dict(), ensure_ascii=False))
+        return 0
+    print(f"{result.text}\nCame through: {result.score:.0%} of the content words")
+    for word in result.flagged:
+        heard = f' (heard "{word.heard}")' if word.heard else ""
+        print(f"- {word.word}{heard}: {word.tip}\n  {word.tip_ko}")
     return 0
 
 

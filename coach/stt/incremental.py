@@ -123,6 +123,12 @@ class IncrementalTranscriber:
     def text(self) -> str:
         return " ".join(s.text for s in self.segments if s.text)
 
+    @property
+    def decoded_segments(self) -> list[RawSegment]:
+        """The decoder's segments so far, as `transcript()` will assemble them (a snapshot:
+        the list only grows), for work done per segment while the user speaks."""
+        return list(self._raw)
+
     def feed(self, pcm) -> list[LiveSegment]:
         """Add a chunk; returns the segments that it finished (often none)."""
         samples = to_float32(pcm).reshape(-1)

@@ -32,6 +32,9 @@ class Transcript(BaseModel):
     confidence: float | None = None  # mean word probability
     transcribe_seconds: float | None = None
     warnings: list[str] = Field(default_factory=list)  # e.g. the recording is cut off
+    # which words came through (coach.pronunciation.Pronunciation as a dict), kept with the
+    # turn's transcript; None when it was not computed
+    pronunciation: dict | None = None
 
     def to_timing(self) -> SpeechTiming:
         """What scoring.delivery needs: duration and the timed words with probabilities."""

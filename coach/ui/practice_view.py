@@ -10,7 +10,7 @@ import streamlit as st
 
 from coach.errors import CoachError, SessionNotFoundError
 from coach.practice import Coach, PracticeView, SessionResult, Turn
-from coach.ui import listening, state, voice, widgets
+from coach.ui import listening, pronunciation_view, state, voice, widgets
 
 PREVIEW_CHARS = 280  # the newest answer is shown this long; the full text is in its scorecard
 
@@ -157,6 +157,7 @@ def _conversation(coach: Coach, view: PracticeView, kind: str) -> None:
             _exchange(view, index, turn, result, korean, newest=True, show_prompt=index != last)
         if last is not None:
             voice.term_hints(engine, view, view.turns[last])
+            pronunciation_view.feedback(view.turns[last], korean)
             if view.turns[last].transcript_json or view.turns[last].audio_path:  # spoken: its transcript
                 voice.correction(engine, view, view.turns[last])
     if st.session_state.get("scroll-to-newest"):

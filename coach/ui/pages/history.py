@@ -3,7 +3,7 @@ import pandas as pd
 import streamlit as st
 
 from coach.errors import CoachError
-from coach.progress import counted, criterion_progress, session_label, weak_skills
+from coach.progress import counted, criterion_progress, session_label, weak_skills, words_to_practise
 from coach.report import history
 from coach.ui import account, state, widgets
 
@@ -74,6 +74,20 @@ if done:
             )
         ).properties(height=alt.Step(28))
         st.altair_chart(chart, width="stretch")  # fits the screen (a phone too)
+
+practise = words_to_practise(records)
+if practise:
+    st.markdown("##### Your words to practise")
+    st.caption("Words that did not come through in two or more spoken answers, most often first; "
+               "✅ came through, ❌ did not, oldest answer first."
+               + (" 두 번 이상 잘 전달되지 않은 단어들입니다." if state.korean() else ""))
+    st.dataframe(
+        pd.DataFrame([{"word": r["word"], "missed": f"{r['flagged']} of {r['said']}",
+                       "over time": "".join("✅" if ok else "❌" for ok in r["history"][-12:]),
+                       "tip": (r["tip"] or "") + (f"\n{r['tip_ko']}" if state.korean() and r["tip_ko"] else "")}
+                      for r in practise]),
+        hide_index=True, width="stretch",
+    )
 
 st.markdown("##### Sessions")
 labels = {r["id"]: session_label(r, library, tz) for r in records}

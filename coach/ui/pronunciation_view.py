@@ -1,0 +1,106 @@
+"""Under a spoken answer: the words a listener probably did not understand (coach.pronunciation),
+each with what was heard, one tip in English and Korean, the learner's own recording of the
+word next to the reference voice saying it slowly, and "say it again"."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+
+import streamlit as st
+
+from coach.errors import CoachError
+from coach.pronunciation import Pronunciation, WordScore, line_around, say_again, slow_voice, word_clip
+from coach.report import escape_md
+from coach.ui import state
+
+MAX_SHOWN = 5  # the words worth working on first; more would bury the feedback
+AGAIN = "pronunciation_again"
+
+
+def stored(turn) -> Pronunciation | None:
+    if not turn.transcript_json:
+        return None
+    data = json.loads(turn.transcript_json).get("pronunciation")
+    return Pronunciation.model_validate(data) if data else None
+
+
+def feedback(turn, korean: bool) -> None:
+    """The turn's pronunciation feedback (nothing for a typed answer)."""
+    result = stored(turn)
+    if result is None:
+        return
+    flagged = sorted((i for i, w in enumerate(result.words) if w.flag), key=lambda i: result.words[i].score)
+    flagged = sorted(flagged[:MAX_SHOWN])
+    with st.container(key=f"pronunciation-{turn.id}"):
+        share = f"{result.score:.0%} of your words came through"
+        if not flagged:
+            st.caption(f"🗣️ Heard as you meant it: {share}." + (" 모든 단어가 잘 전달되었어요." if korean else ""))
+            return
+        st.markdown(f"**🗣️ Heard as you meant it:** {share}. "
+                    f"{'These' if len(flagged) > 1 else 'This'} may not have come through:"
+                    + (" 잘 전달되지 않았을 수 있는 단어:" if korean else ""))
+        for index in flagged:
+            _word(turn, index, result.words[index], line_around(result, index), korean)
+
+
+def _word(turn, index: int, word: WordScore, line: str, korean: bool) -> None:
+    said = bare(word.word)
+    heard = f" — heard “{escape_md(word.heard)}”" if word.heard else ""
+    with st.container(border=True, key=f"pron-word-{turn.id}-{index}"):
+        st.markdown(f"**“{escape_md(said)}”**{heard}")
+        st.markdown(escape_md(word.tip or ""))
+        if korean and word.tip_ko:
+            st.caption(word.tip_ko)
+        mine, model = st.columns(2)
+        with mine:
+            if turn.audio_path:
+                try:
+                    st.caption("You said")
+                    st.audio(word_clip(turn.audio_path, word.start, word.end), format="audio/wav")
+                except (CoachError, OSError):
+                    st.caption("(your recording is not available)")
+        with model:
+            try:
+                st.caption("Slowly")
+                st.audio(_slow(said), format="audio/wav")
+            except CoachError:
+                st.caption("(text-to-speech is not available)")
+        _again(turn, index, word, line)
+
+
+@st.cache_data(show_spinner=False, max_entries=256)
+def _slow(text: str) -> bytes:
+    from coach import tts
+
+    return tts.synthesize(text, slow_voice(), state.settings())
+
+
+def bare(word: str) -> str:
+    return word.strip(" ,.;:!?\"“”")
+
+
+def _again(turn, index: int, word: WordScore, line: str) -> None:
+    said = bare(word.word)
+    st.markdown(f"Say it again: “{escape_md(line)}”")
+    recording = st.audio_input(f"Say it again: {line}", sample_rate=16000, key=f"again-{turn.id}-{index}",
+                               label_visibility="collapsed")
+    if recording is None:
+        return
+    data = recording.getvalue()
+    digest = hashlib.sha256(data).hexdigest()
+    results = st.session_state.setdefault(AGAIN, {})
+    if digest not in results:
+        try:
+            with st.spinner("Listening …"):
+                results[digest] = say_again(data, line, word.word, state.settings()) or "nothing"
+        except CoachError as exc:
+            results[digest] = str(exc)
+    outcome = results[digest]
+    if isinstance(outcome, WordScore) and not outcome.flag:
+        st.success(f"“{said}” came through this time.", icon="✅")
+    elif isinstance(outcome, WordScore):
+        st.warning(f"Not yet: “{said}” still did not come through"
+                   + (f" (heard “{outcome.heard}”)" if outcome.heard else "") + ". Try once more.", icon="🔁")
+    else:
+        st.warning(outcome if outcome != "nothing" else f"“{said}” was not heard. Try once more.")

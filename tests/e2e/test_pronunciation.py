@@ -1,0 +1,106 @@
+"""Pronunciation feedback in a real browser: a spoken answer with three words said the way a
+Korean speaker may say them (r/l: "scleen", "ploblem", "utirization") shows the ones that did
+not come through flagged with their tip; "say it again"
+with the word said right shows that it now came through. Debian's chromium with a fake
+microphone (a WAV espeak-ng speaks), against the real app server."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import wave
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tests.e2e.test_voice_turn import CHROMIUM, app_url  # noqa: F401 - the server fixture
+
+pytestmark = pytest.mark.e2e
+
+SAID = ("I shared my scleen and we found the ploblem in the data loader. "
+        "GPU utirization went from forty percent to eighty three percent.")
+MEANT = ("screen", "problem", "Utilization")
+FLAGS = ["--use-fake-device-for-media-stream", "--use-fake-ui-for-media-stream",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync",
+         "--no-first-run", "--disable-quic", "--no-sandbox", "--disable-gpu"]
+
+
+def _speech(text: str, path: Path) -> Path:
+    """The text spoken, with a second of silence before and after it."""
+    raw = path.with_suffix(".raw.wav")
+    subprocess.run(["espeak-ng", "-v", "en-us", "-s", "150", "-w", str(raw), text], check=True)
+    with wave.open(str(raw)) as wav:
+        rate = wav.getframerate()
+        samples = np.frombuffer(wav.readframes(wav.getnframes()), dtype="<i2")
+    silence = np.zeros(rate, dtype=np.int16)
+    with wave.open(str(path), "wb") as out:
+        out.setnchannels(1)
+        out.setsampwidth(2)
+        out.setframerate(rate)
+        out.writeframes(np.concatenate([silence, samples, silence]).tobytes())
+    return path
+
+
+def _record(page, button, seconds: float) -> None:
+    button.click()
+    page.wait_for_timeout(int(seconds * 1000))
+    page.locator('[data-testid="stAudioInputActionButton"][aria-label="Stop recording"]').first.click()
+
+
+def test_a_flagged_word_with_its_tip_and_say_it_again(app_url, tmp_path):  # noqa: F811
+    from playwright.sync_api import expect, sync_playwright
+
+    if not shutil.which("espeak-ng"):
+        pytest.fail("espeak-ng is missing; scripts/rehearse.sh test installs it")
+    assert Path(CHROMIUM).exists(), "Debian chromium is missing; scripts/rehearse.sh test installs it"
+    answer = _speech(SAID, tmp_path / "answer.wav")
+    shots = Path("/tmp/shots-pronounce")
+    shots.mkdir(exist_ok=True)
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=CHROMIUM, headless=True,
+            args=[*FLAGS, f"--use-file-for-fake-audio-capture={answer}%noloop"])
+        page = browser.new_context(permissions=["microphone"], viewport={"width": 1400, "height": 1000}).new_page()
+        page.set_default_timeout(120_000)
+        page.goto(f"{app_url}/interview?card=gpu-cluster-optimization")
+        page.get_by_role("button", name="Start").click()
+        expect(page.get_by_text("Dr. Seo-yeon Han:").first).to_be_visible()
+        page.get_by_text("No live microphone? Record in one piece").click()
+        _record(page, page.locator('[data-testid="stAudioInputActionButton"][aria-label="Record"]').first, 12)
+        words = page.locator('[class*="st-key-pron-word-"]')
+        expect(words.first).to_be_visible(timeout=180_000)
+        flagged = [w.split("”")[0].strip("“") for w in words.locator("strong").all_inner_texts()]
+        assert flagged and set(flagged) <= set(MEANT), flagged  # only substituted words are flagged
+        meant = flagged[0]
+        word = words.filter(has_text=meant).first
+        expect(word).to_contain_text("tongue")  # the r/l tip
+        expect(word).to_contain_text("혀")  # and its Korean
+        expect(word.get_by_text("You said")).to_be_visible()
+        expect(word.get_by_text("Slowly")).to_be_visible()
+        line = word.get_by_text("Say it again:").first.inner_text().split("“", 1)[1].rsplit("”", 1)[0]
+        assert meant in line
+        word.scroll_into_view_if_needed()
+        page.screenshot(path=str(shots / "flagged-1400.png"), full_page=True)
+        page.set_viewport_size({"width": 390, "height": 844})
+        page.wait_for_timeout(1000)
+        word.scroll_into_view_if_needed()
+        page.screenshot(path=str(shots / "flagged-390.png"))
+        session_url = page.url
+        browser.close()
+
+        # "say it again", the word said right (a new microphone: chromium reads one file per launch)
+        again = _speech(line, tmp_path / "again.wav")
+        browser = playwright.chromium.launch(
+            executable_path=CHROMIUM, headless=True,
+            args=[*FLAGS, f"--use-file-for-fake-audio-capture={again}%noloop"])
+        page = browser.new_context(permissions=["microphone"], viewport={"width": 1400, "height": 1000}).new_page()
+        page.set_default_timeout(120_000)
+        page.goto(session_url)
+        word = page.locator('[class*="st-key-pron-word-"]').filter(has_text=meant).first
+        expect(word).to_be_visible(timeout=120_000)
+        _record(page, word.locator('[data-testid="stAudioInputActionButton"][aria-label="Record"]'), 6)
+        expect(word.get_by_text("came through this time")).to_be_visible(timeout=120_000)
+        word.scroll_into_view_if_needed()
+        page.screenshot(path=str(shots / "again-1400.png"))
+        browser.close()
