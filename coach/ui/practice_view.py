@@ -231,18 +231,30 @@ def _exchange(view: PracticeView, index: int, turn: Turn, result: SessionResult,
             st.warning(turn.error)  # (a refusal just made is said once, under the answer box)
 
 
-def _draft_key(turn: Turn) -> str:
-    return f"draft-{turn.id}"
+def _draft_key(view: PracticeView) -> str:
+    """The answer box's key: one box per session, not per turn. A box keyed by its turn is
+    a new widget after each Send, and the browser drops what was typed into the old one
+    while the Send was being processed (issue 18, item 2); one widget keeps it."""
+    return f"answer-{view.id}"
+
+
+BOX_TURN = "answer-box-turn"  # which pending turn each session's answer box holds now
+LAST_SENT = "answer-last-sent"  # each session's answer just sent from its box, until the box next changes
 
 
 def _restore_draft(view: PracticeView) -> None:
-    """Bring back what was typed or transcribed for the pending turn (other page, reload)."""
+    """When the pending turn changes (a Send, another page, a reload), put its text in the
+    box: a refused send's text, what was typed or transcribed for it, or nothing. Text typed
+    in the browser since the Send is not overwritten: the box is the same widget, and the
+    browser keeps what it has not yet sent over a value the app sets."""
     pending = view.pending
-    key = _draft_key(pending)
-    if key in st.session_state:
-        return
-    drafts = st.session_state.setdefault("drafts", {})
+    key = _draft_key(view)
     carried = st.session_state.pop(CARRIED, None)
+    turns = st.session_state.setdefault(BOX_TURN, {})
+    if turns.get(view.id) == pending.id and key in st.session_state:
+        return
+    turns[view.id] = pending.id
+    drafts = st.session_state.setdefault("drafts", {})
     if carried:
         st.session_state[key] = carried
     elif drafts.get(pending.id):
@@ -254,6 +266,19 @@ def _restore_draft(view: PracticeView) -> None:
     elif view.spoken:
         st.session_state[key] = view.spoken
         st.session_state[f"seen-{pending.id}"] = st.session_state[key]
+    else:
+        st.session_state[key] = ""
+
+
+def _without_sent(session_id: str, key: str) -> str:
+    """The box's text, less the answer just sent when the next one was typed after it before
+    the box had emptied (the browser keeps the whole text). Checked once, on the first text
+    the box sends after a Send."""
+    text = st.session_state.get(key, "")
+    sent = st.session_state.get(LAST_SENT, {}).pop(session_id, "")
+    if sent.strip() and text.startswith(sent) and text.strip() != sent.strip():
+        text = st.session_state[key] = text[len(sent):].lstrip()
+    return text
 
 
 def _take_transcript(coach: Coach, view: PracticeView, transcript: str | None) -> None:
@@ -268,30 +293,30 @@ def _take_transcript(coach: Coach, view: PracticeView, transcript: str | None) -
             coach.engine.save_transcript(view.id, voice_info["transcript_json"])
         except CoachError as exc:
             st.warning(str(exc))
-    draft = st.session_state.get(_draft_key(pending), "")
+    draft = st.session_state.get(_draft_key(view), "")
     if not draft.strip() or draft.strip() == transcript.strip():
-        st.session_state[_draft_key(pending)] = transcript
+        st.session_state[_draft_key(view)] = transcript
         st.session_state.setdefault("drafts", {})[pending.id] = transcript
     else:
         st.session_state[f"offer-{pending.id}"] = transcript
 
 
-def _keep_draft(coach: Coach, turn_pk: int, key: str) -> None:
+def _keep_draft(coach: Coach, session_id: str, turn_pk: int, key: str) -> None:
+    text = _without_sent(session_id, key)
+    st.session_state.setdefault("drafts", {})[turn_pk] = text
     try:
-        coach.save_draft(turn_pk, st.session_state.get(key, ""))
+        coach.save_draft(turn_pk, text)
     except CoachError:  # the store is unavailable: the draft stays in this browser session
         pass
 
 
-def _use_transcript(coach: Coach, turn_id: int, how: str) -> None:
+def _use_transcript(coach: Coach, session_id: str, turn_id: int, key: str, how: str) -> None:
     offer = st.session_state.pop(f"offer-{turn_id}", "")
-    key = f"draft-{turn_id}"
     if how == "replace":
         st.session_state[key] = offer
     elif how == "append":
         st.session_state[key] = f"{st.session_state.get(key, '').rstrip()} {offer}".strip()
-    st.session_state.setdefault("drafts", {})[turn_id] = st.session_state.get(key, "")
-    _keep_draft(coach, turn_id, key)
+    _keep_draft(coach, session_id, turn_id, key)
 
 
 def _answer_box(coach: Coach, view: PracticeView, kind: str) -> None:
@@ -306,7 +331,8 @@ def _answer_box(coach: Coach, view: PracticeView, kind: str) -> None:
             st.info("Your last answer is saved but was not scored.")
             st.button("Score it again", key="retry-scoring", on_click=_gesture,
                       args=(lambda: coach.score_again(view.id),))
-    typed = st.session_state.get(_draft_key(pending), "")
+    key = _draft_key(view)
+    typed = st.session_state.get(key, "")
     transcript = voice.recorder(coach.engine, view, hold=bool(typed.strip()))
     _take_transcript(coach, view, transcript)
     offer = st.session_state.get(f"offer-{pending.id}")
@@ -315,13 +341,13 @@ def _answer_box(coach: Coach, view: PracticeView, kind: str) -> None:
                 f"“{widgets.escape_md(offer)}”")
         cols = st.columns(3)
         cols[0].button("Replace my text with it", key=f"replace-{pending.id}", on_click=_use_transcript,
-                       args=(coach, pending.id, "replace"))
+                       args=(coach, view.id, pending.id, key, "replace"))
         cols[1].button("Add it after my text", key=f"append-{pending.id}", on_click=_use_transcript,
-                       args=(coach, pending.id, "append"))
+                       args=(coach, view.id, pending.id, key, "append"))
         cols[2].button("Keep my text only", key=f"keep-{pending.id}", on_click=_use_transcript,
-                       args=(coach, pending.id, "keep"))
-    text = st.text_area("Your answer", key=_draft_key(pending), height=120, on_change=_keep_draft,
-                        args=(coach, pending.id, _draft_key(pending)),
+                       args=(coach, view.id, pending.id, key, "keep"))
+    text = st.text_area("Your answer", key=key, height=120, on_change=_keep_draft,
+                        args=(coach, view.id, pending.id, key),
                         placeholder="Type your answer here, or record above: Stop sends what you said.")
     st.session_state.setdefault("drafts", {})[pending.id] = text
     refused = st.session_state.pop(REFUSED, None)
@@ -330,13 +356,14 @@ def _answer_box(coach: Coach, view: PracticeView, kind: str) -> None:
     elif len(text) > limit:
         st.warning(f"This answer is {len(text):,} characters; the limit is {limit:,}. Shorten it before sending.")
     actions = st.columns([1, 1, 1])
-    key = _draft_key(pending)
 
     def send() -> PracticeView:
-        typed = st.session_state.get(key, "")
+        typed = _without_sent(view.id, key)
         # the turn this page showed: when another tab or process answered it meanwhile, the
         # engine refuses this answer with one message and keeps its text
-        return coach.send_text(view.id, typed, turn_pk=pending.id)  # the recording's transcript goes with it if sent
+        sent = coach.send_text(view.id, typed, turn_pk=pending.id)  # the recording's transcript goes with it if sent
+        st.session_state.setdefault(LAST_SENT, {})[view.id] = typed
+        return sent
 
     actions[0].button("Send answer", type="primary", key="send", on_click=_gesture, args=(send, key))
     if pending.kind == "retry":
