@@ -239,14 +239,15 @@ def _draft_key(view: PracticeView) -> str:
 
 
 BOX_TURN = "answer-box-turn"  # which pending turn each session's answer box holds now
-LAST_SENT = "answer-last-sent"  # each session's answer just sent from its box, until the box next changes
+LAST_SENT = "answer-last-sent"  # each session's answer just sent from its box, until the box holds another
 
 
 def _restore_draft(view: PracticeView) -> None:
     """When the pending turn changes (a Send, another page, a reload), put its text in the
-    box: a refused send's text, what was typed or transcribed for it, or nothing. Text typed
-    in the browser since the Send is not overwritten: the box is the same widget, and the
-    browser keeps what it has not yet sent over a value the app sets."""
+    box: a refused send's text, text typed since the Send, what was typed or transcribed for
+    the turn before, or nothing. The box is the same widget across turns and the browser
+    keeps text it has not yet sent over a value set here, so typing on while a Send is
+    processed loses nothing."""
     pending = view.pending
     key = _draft_key(view)
     carried = st.session_state.pop(CARRIED, None)
@@ -254,9 +255,13 @@ def _restore_draft(view: PracticeView) -> None:
     if turns.get(view.id) == pending.id and key in st.session_state:
         return
     turns[view.id] = pending.id
+    sent = st.session_state.get(LAST_SENT, {}).get(view.id)
+    current = _without_sent(view.id, key)
     drafts = st.session_state.setdefault("drafts", {})
     if carried:
         st.session_state[key] = carried
+    elif sent is not None and current.strip() and current != sent:
+        drafts[pending.id] = current  # typed after the Send, for this turn: kept as it is
     elif drafts.get(pending.id):
         st.session_state[key] = drafts[pending.id]
     elif pending.answer_text:
@@ -272,12 +277,16 @@ def _restore_draft(view: PracticeView) -> None:
 
 def _without_sent(session_id: str, key: str) -> str:
     """The box's text, less the answer just sent when the next one was typed after it before
-    the box had emptied (the browser keeps the whole text). Checked once, on the first text
-    the box sends after a Send."""
+    the box had emptied (the browser keeps the whole text). The sent answer is forgotten once
+    the box holds anything else."""
     text = st.session_state.get(key, "")
-    sent = st.session_state.get(LAST_SENT, {}).pop(session_id, "")
-    if sent.strip() and text.startswith(sent) and text.strip() != sent.strip():
+    sent = st.session_state.get(LAST_SENT, {}).get(session_id)
+    if not sent or text == sent:
+        return text
+    if text.startswith(sent):
         text = st.session_state[key] = text[len(sent):].lstrip()
+    else:
+        st.session_state[LAST_SENT].pop(session_id, None)
     return text
 
 
