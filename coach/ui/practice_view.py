@@ -6,6 +6,8 @@ next question come first on screen; earlier turns and the full rubric are one cl
 
 from __future__ import annotations
 
+import threading
+
 import streamlit as st
 
 from coach.errors import CoachError, SessionNotFoundError
@@ -16,6 +18,7 @@ PREVIEW_CHARS = 280  # the newest answer is shown this long; the full text is in
 
 
 def render(kind: str) -> None:
+    _wait_for_gesture()
     try:
         coach = state.coach()
     except CoachError as exc:  # the database cannot be opened: say why, and what to do
@@ -368,10 +371,11 @@ def _answer_box(coach: Coach, view: PracticeView, kind: str) -> None:
 
     def send() -> PracticeView:
         typed = _without_sent(view.id, key)
+        sent_texts = st.session_state.setdefault(LAST_SENT, {})  # a plain dict: written even if this run is stopped
         # the turn this page showed: when another tab or process answered it meanwhile, the
         # engine refuses this answer with one message and keeps its text
         sent = coach.send_text(view.id, typed, turn_pk=pending.id)  # the recording's transcript goes with it if sent
-        st.session_state.setdefault(LAST_SENT, {})[view.id] = typed
+        sent_texts[view.id] = typed
         return sent
 
     actions[0].button("Send answer", type="primary", key="send", on_click=_gesture, args=(send, key))
@@ -405,21 +409,41 @@ REFUSED = "gesture-refused"  # the message of a gesture the engine refused, show
 CARRIED = "carried-draft"  # the text of a refused send, put back in the box of the turn asked next
 
 
+BUSY = "gesture-running"  # a threading.Event, set once the running gesture has ended
+GESTURE_WAIT_S = 120.0
+
+
+def _wait_for_gesture() -> None:
+    """A rerun that starts while a gesture is still running (the browser sent a typed text
+    meanwhile: Streamlit stops the old run and starts this one at once) waits for it, so the
+    page shows the gesture's outcome, not an answer saved and not yet scored. (A stopped run
+    can no longer touch st.session_state, so the gesture signals through an Event.)"""
+    done = st.session_state.get(BUSY)
+    if done is None or done.is_set():
+        return
+    with st.spinner("Still scoring your answer …"):
+        done.wait(GESTURE_WAIT_S)
+
+
 def _gesture(action, draft_key: str | None = None) -> None:
     """A button's gesture, run before the page renders (on_click): one engine call whose
     view the page then renders without loading the session again. A refused send keeps its
     text in the box, with the engine's message."""
+    done = st.session_state[BUSY] = threading.Event()
     try:
-        view = action()
-    except CoachError as exc:
-        st.session_state[REFUSED] = str(exc)
-        if draft_key:
-            st.session_state[CARRIED] = st.session_state.get(draft_key, "")
-        return
-    st.session_state[LAST_VIEW] = view
-    st.session_state["scroll-to-newest"] = True
-    st.session_state.pop(f"confirm-end-{view.id}", None)
-    voice.clear()
+        try:
+            view = action()
+        except CoachError as exc:
+            st.session_state[REFUSED] = str(exc)
+            if draft_key:
+                st.session_state[CARRIED] = st.session_state.get(draft_key, "")
+            return
+        st.session_state[LAST_VIEW] = view
+        st.session_state["scroll-to-newest"] = True
+        st.session_state.pop(f"confirm-end-{view.id}", None)
+        voice.clear()
+    finally:
+        done.set()
 
 
 def _finished(view: PracticeView, korean: bool, kind: str) -> None:
