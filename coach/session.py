@@ -255,16 +255,18 @@ class PracticeEngine:
 
         return DecodeOptions().with_vocabulary(self.vocabulary(view))
 
-    def start_live_answer(self, session_id: str):
+    def start_live_answer(self, session_id: str, *, await_head: bool = False):
         """A `coach.live.LiveAnswer` for the pending turn: its recording file is attached to
         the turn now, before the first chunk arrives, so a dropped stream or a reload loses
-        nothing (`recovered_recording` finds it again)."""
+        nothing (`recovered_recording` finds it again). `await_head`: the browser will hand
+        over its own recording of the opening words (`LiveAnswer.add_head`)."""
         from coach import stt
         from coach.live import LiveAnswer
 
         view = self._active(session_id)
         path = recording_path(self.settings.learner_dir, session_id, ".wav")
-        live = LiveAnswer(path, stt.load_model(self.settings), self.decode_options(view), self.settings)
+        live = LiveAnswer(path, stt.load_model(self.settings), self.decode_options(view), self.settings,
+                          await_head=await_head)
         self._attach(view, str(path))
         return live
 

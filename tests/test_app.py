@@ -250,7 +250,7 @@ def test_first_screen_starts_the_flagship_interview_in_one_click():
     session_id = at.query_params["session"]
     assert _engine().load(session_id).card.id == "gpu-cluster-optimization"
     assert "Tell us concretely" in texts(at) or "Walk me through" in texts(at) or "Pick one optimization" in texts(at)
-    assert at.text_area(key=f"draft-{_pending_turn(session_id).id}")
+    assert at.text_area(key=f"answer-{session_id}")
 
 
 def test_english_mode_shows_no_korean():
@@ -271,14 +271,15 @@ def test_leaving_and_returning_brings_the_session_back():
     at.text_area[0].input("On the TPU pod I profiled the step and rewrote the jit boundaries.")
     at.button(key="send").click().run()
     pending = _pending_turn(session_id)
-    at.text_area(key=f"draft-{pending.id}").input("Utilization went from").run()  # a draft, not sent
+    at.text_area(key=f"answer-{session_id}").input("Utilization went from").run()  # a draft, not sent
     at.switch_page("coach/ui/pages/history.py").run()
     assert not at.exception
     at.switch_page("coach/ui/pages/interview.py").run()
     assert not at.exception, at.exception
     assert at.query_params["session"] == session_id
     assert "rewrote the jit boundaries" in texts(at)
-    assert at.text_area(key=f"draft-{pending.id}").value == "Utilization went from"
+    assert at.text_area(key=f"answer-{session_id}").value == "Utilization went from"
+    assert _pending_turn(session_id).id == pending.id  # the draft of the same question
 
 
 def test_history_offers_resume_for_an_active_session():
@@ -346,7 +347,7 @@ def test_typed_draft_survives_a_recording():
     at = _start_interview()
     session_id = at.query_params["session"]
     pending = _pending_turn(session_id)
-    key = f"draft-{pending.id}"
+    key = f"answer-{session_id}"
     at.text_area(key=key).input("I did the profiling myself.").run()
     audio = _wav_bytes(REPO / "tests/fixtures/audio/answer.flac")
     at.audio_input[0].set_value(("answer.wav", audio, "audio/wav")).run()
@@ -371,9 +372,8 @@ def test_typed_draft_survives_a_recording():
 def test_over_long_paste_stays_in_the_box_and_is_not_rescored():
     at = _start_interview()
     session_id = at.query_params["session"]
-    pending = _pending_turn(session_id)
     huge = "I profiled the step. " * 1300
-    at.text_area(key=f"draft-{pending.id}").input(huge)
+    at.text_area(key=f"answer-{session_id}").input(huge)
     at.button(key="send").click().run()
     assert not at.exception
     assert any("limit" in e.value for e in at.error)

@@ -161,10 +161,10 @@ def test_two_browser_tabs_answering_one_prompt(library, tmp_path, monkeypatch):
         return at.run()
 
     first, second = tab(), tab()
-    first.text_area(key=f"draft-{question}").input(FIRST)
+    first.text_area(key=f"answer-{view.id}").input(FIRST)
     first.button(key="send").click().run()
     assert not first.exception and not first.error, [e.value for e in first.error]
-    second.text_area(key=f"draft-{question}").input(SECOND)
+    second.text_area(key=f"answer-{view.id}").input(SECOND)
     second.button(key="send").click().run()
     assert not second.exception
     assert [e.value for e in second.error] == [

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from conftest_audio import ASSETS, COACH, REPO, decode_int16, fixture, speech_model  # noqa: E402, F401
+from conftest_audio import ASSETS, COACH, REPO, decode_int16, fixture, speech_model, wav_bytes  # noqa: E402, F401
 
 from coach.errors import AudioError  # noqa: E402
 from coach.session import PracticeEngine  # noqa: E402
@@ -75,6 +75,54 @@ def test_live_answer_streams_to_disk_and_gives_the_same_turn(engine):
 
     assert audio.decode(live.path).duration == pytest.approx(len(samples) / rate, abs=0.01)
     assert engine.load(view.id).turns[0].audio_path == str(live.path)
+
+
+def test_the_opening_words_the_stream_missed_come_from_the_browsers_own_recording(engine):
+    """The browser opens the microphone about a second before its stream reaches the server
+    (issue 17, item 8): the words said then arrive only in the browser's own recording of
+    the opening, which goes in front of the stream, in the file and in the transcript."""
+    from coach import audio
+
+    view = engine.start("gpu-cluster-optimization")
+    live = engine.start_live_answer(view.id, await_head=True)
+    samples, rate = decode_int16(fixture("answer.flac"))  # speech from the very first instant
+    samples = np.concatenate([samples, np.zeros(rate, dtype=np.int16)])
+    missed = int(1.2 * rate)  # the stream begins 1.2 s in, mid "Scaling efficiency"
+    stream = samples[missed:]
+    for start in range(0, int(0.8 * rate), 320):  # the opening arrives 0.8 s into the stream
+        live.feed(stream[start:start + 320])
+    head = wav_bytes(samples[:missed + rate], rate)  # to a second past the stream's start
+    live.add_head(head, connected_seconds=1.0)  # the connection time is only a fallback
+    for start in range(int(0.8 * rate), len(stream), 320):
+        live.feed(stream[start:start + 320])
+    transcript = live.finish()
+    assert transcript.text.lower().startswith("scaling efficiency"), transcript.text
+    assert live.lead_seconds == pytest.approx(1.2, abs=0.02)
+    saved = audio.decode(live.path).samples
+    assert len(saved) == pytest.approx(len(samples), abs=rate // 50)  # nothing twice, nothing missing
+    assert engine.load(view.id).pending.audio_path == str(live.path)
+
+
+def test_an_answer_whose_opening_never_comes_is_transcribed_from_the_stream(engine):
+    view = engine.start("gpu-cluster-optimization")
+    live = engine.start_live_answer(view.id, await_head=True)
+    samples, rate = decode_int16(fixture("answer.flac"))
+    for start in range(0, len(samples), 320):
+        live.feed(samples[start:start + 320])
+    live.add_head(None)  # the browser could not record it
+    assert "91" in live.finish().text
+
+
+def test_the_opening_lines_up_by_its_sound_and_by_the_connection_time_in_silence():
+    from coach.live import missing_lead
+
+    rate = 16000
+    rng = np.random.default_rng(7)
+    bursts = np.repeat(rng.uniform(0.05, 0.5, 60), rate // 20)  # 3 s of varying loudness
+    sound = (rng.standard_normal(bursts.size) * bursts).astype(np.float32)
+    assert abs(missing_lead(sound[:int(2.4 * rate)], sound[int(1.3 * rate):], 0.9) - 1.3 * rate) <= rate // 100
+    silence = np.zeros(3 * rate, dtype=np.float32)
+    assert missing_lead(silence[:int(2.4 * rate)], silence, 0.9) == int(0.9 * rate)
 
 
 def test_dropped_stream_falls_back_to_the_saved_recording(engine):

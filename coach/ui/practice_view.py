@@ -6,6 +6,8 @@ next question come first on screen; earlier turns and the full rubric are one cl
 
 from __future__ import annotations
 
+import threading
+
 import streamlit as st
 
 from coach.errors import CoachError, SessionNotFoundError
@@ -16,6 +18,7 @@ PREVIEW_CHARS = 280  # the newest answer is shown this long; the full text is in
 
 
 def render(kind: str) -> None:
+    _wait_for_gesture()
     try:
         coach = state.coach()
     except CoachError as exc:  # the database cannot be opened: say why, and what to do
@@ -232,20 +235,37 @@ def _exchange(view: PracticeView, index: int, turn: Turn, result: SessionResult,
             st.warning(turn.error)  # (a refusal just made is said once, under the answer box)
 
 
-def _draft_key(turn: Turn) -> str:
-    return f"draft-{turn.id}"
+def _draft_key(view: PracticeView) -> str:
+    """The answer box's key: one box per session, not per turn. A box keyed by its turn is
+    a new widget after each Send, and the browser drops what was typed into the old one
+    while the Send was being processed (issue 18, item 2); one widget keeps it."""
+    return f"answer-{view.id}"
+
+
+BOX_TURN = "answer-box-turn"  # which pending turn each session's answer box holds now
+LAST_SENT = "answer-last-sent"  # each session's answer just sent from its box, until the box holds another
 
 
 def _restore_draft(view: PracticeView) -> None:
-    """Bring back what was typed or transcribed for the pending turn (other page, reload)."""
+    """When the pending turn changes (a Send, another page, a reload), put its text in the
+    box: a refused send's text, text typed since the Send, what was typed or transcribed for
+    the turn before, or nothing. The box is the same widget across turns and the browser
+    keeps text it has not yet sent over a value set here, so typing on while a Send is
+    processed loses nothing."""
     pending = view.pending
-    key = _draft_key(pending)
-    if key in st.session_state:
-        return
-    drafts = st.session_state.setdefault("drafts", {})
+    key = _draft_key(view)
     carried = st.session_state.pop(CARRIED, None)
+    turns = st.session_state.setdefault(BOX_TURN, {})
+    if turns.get(view.id) == pending.id and key in st.session_state:
+        return
+    turns[view.id] = pending.id
+    sent = st.session_state.get(LAST_SENT, {}).get(view.id)
+    current = _without_sent(view.id, key)
+    drafts = st.session_state.setdefault("drafts", {})
     if carried:
         st.session_state[key] = carried
+    elif sent is not None and current.strip() and current != sent:
+        drafts[pending.id] = current  # typed after the Send, for this turn: kept as it is
     elif drafts.get(pending.id):
         st.session_state[key] = drafts[pending.id]
     elif pending.answer_text:
@@ -255,6 +275,23 @@ def _restore_draft(view: PracticeView) -> None:
     elif view.spoken:
         st.session_state[key] = view.spoken
         st.session_state[f"seen-{pending.id}"] = st.session_state[key]
+    else:
+        st.session_state[key] = ""
+
+
+def _without_sent(session_id: str, key: str) -> str:
+    """The box's text, less the answer just sent when the next one was typed after it before
+    the box had emptied (the browser keeps the whole text). The sent answer is forgotten once
+    the box holds anything else."""
+    text = st.session_state.get(key, "")
+    sent = st.session_state.get(LAST_SENT, {}).get(session_id)
+    if not sent or text == sent:
+        return text
+    if text.startswith(sent):
+        text = st.session_state[key] = text[len(sent):].lstrip()
+    else:
+        st.session_state[LAST_SENT].pop(session_id, None)
+    return text
 
 
 def _take_transcript(coach: Coach, view: PracticeView, transcript: str | None) -> None:
@@ -269,30 +306,30 @@ def _take_transcript(coach: Coach, view: PracticeView, transcript: str | None) -
             coach.engine.save_transcript(view.id, voice_info["transcript_json"])
         except CoachError as exc:
             st.warning(str(exc))
-    draft = st.session_state.get(_draft_key(pending), "")
+    draft = st.session_state.get(_draft_key(view), "")
     if not draft.strip() or draft.strip() == transcript.strip():
-        st.session_state[_draft_key(pending)] = transcript
+        st.session_state[_draft_key(view)] = transcript
         st.session_state.setdefault("drafts", {})[pending.id] = transcript
     else:
         st.session_state[f"offer-{pending.id}"] = transcript
 
 
-def _keep_draft(coach: Coach, turn_pk: int, key: str) -> None:
+def _keep_draft(coach: Coach, session_id: str, turn_pk: int, key: str) -> None:
+    text = _without_sent(session_id, key)
+    st.session_state.setdefault("drafts", {})[turn_pk] = text
     try:
-        coach.save_draft(turn_pk, st.session_state.get(key, ""))
+        coach.save_draft(turn_pk, text)
     except CoachError:  # the store is unavailable: the draft stays in this browser session
         pass
 
 
-def _use_transcript(coach: Coach, turn_id: int, how: str) -> None:
+def _use_transcript(coach: Coach, session_id: str, turn_id: int, key: str, how: str) -> None:
     offer = st.session_state.pop(f"offer-{turn_id}", "")
-    key = f"draft-{turn_id}"
     if how == "replace":
         st.session_state[key] = offer
     elif how == "append":
         st.session_state[key] = f"{st.session_state.get(key, '').rstrip()} {offer}".strip()
-    st.session_state.setdefault("drafts", {})[turn_id] = st.session_state.get(key, "")
-    _keep_draft(coach, turn_id, key)
+    _keep_draft(coach, session_id, turn_id, key)
 
 
 def _answer_box(coach: Coach, view: PracticeView, kind: str) -> None:
@@ -307,7 +344,8 @@ def _answer_box(coach: Coach, view: PracticeView, kind: str) -> None:
             st.info("Your last answer is saved but was not scored.")
             st.button("Score it again", key="retry-scoring", on_click=_gesture,
                       args=(lambda: coach.score_again(view.id),))
-    typed = st.session_state.get(_draft_key(pending), "")
+    key = _draft_key(view)
+    typed = st.session_state.get(key, "")
     transcript = voice.recorder(coach.engine, view, hold=bool(typed.strip()))
     _take_transcript(coach, view, transcript)
     offer = st.session_state.get(f"offer-{pending.id}")
@@ -316,13 +354,13 @@ def _answer_box(coach: Coach, view: PracticeView, kind: str) -> None:
                 f"“{widgets.escape_md(offer)}”")
         cols = st.columns(3)
         cols[0].button("Replace my text with it", key=f"replace-{pending.id}", on_click=_use_transcript,
-                       args=(coach, pending.id, "replace"))
+                       args=(coach, view.id, pending.id, key, "replace"))
         cols[1].button("Add it after my text", key=f"append-{pending.id}", on_click=_use_transcript,
-                       args=(coach, pending.id, "append"))
+                       args=(coach, view.id, pending.id, key, "append"))
         cols[2].button("Keep my text only", key=f"keep-{pending.id}", on_click=_use_transcript,
-                       args=(coach, pending.id, "keep"))
-    text = st.text_area("Your answer", key=_draft_key(pending), height=120, on_change=_keep_draft,
-                        args=(coach, pending.id, _draft_key(pending)),
+                       args=(coach, view.id, pending.id, key, "keep"))
+    text = st.text_area("Your answer", key=key, height=120, on_change=_keep_draft,
+                        args=(coach, view.id, pending.id, key),
                         placeholder="Type your answer here, or record above: Stop sends what you said.")
     st.session_state.setdefault("drafts", {})[pending.id] = text
     refused = st.session_state.pop(REFUSED, None)
@@ -331,13 +369,15 @@ def _answer_box(coach: Coach, view: PracticeView, kind: str) -> None:
     elif len(text) > limit:
         st.warning(f"This answer is {len(text):,} characters; the limit is {limit:,}. Shorten it before sending.")
     actions = st.columns([1, 1, 1])
-    key = _draft_key(pending)
 
     def send() -> PracticeView:
-        typed = st.session_state.get(key, "")
+        typed = _without_sent(view.id, key)
+        sent_texts = st.session_state.setdefault(LAST_SENT, {})  # a plain dict: written even if this run is stopped
         # the turn this page showed: when another tab or process answered it meanwhile, the
         # engine refuses this answer with one message and keeps its text
-        return coach.send_text(view.id, typed, turn_pk=pending.id)  # the recording's transcript goes with it if sent
+        sent = coach.send_text(view.id, typed, turn_pk=pending.id)  # the recording's transcript goes with it if sent
+        sent_texts[view.id] = typed
+        return sent
 
     actions[0].button("Send answer", type="primary", key="send", on_click=_gesture, args=(send, key))
     if pending.kind == "retry":
@@ -370,21 +410,41 @@ REFUSED = "gesture-refused"  # the message of a gesture the engine refused, show
 CARRIED = "carried-draft"  # the text of a refused send, put back in the box of the turn asked next
 
 
+BUSY = "gesture-running"  # a threading.Event, set once the running gesture has ended
+GESTURE_WAIT_S = 120.0
+
+
+def _wait_for_gesture() -> None:
+    """A rerun that starts while a gesture is still running (the browser sent a typed text
+    meanwhile: Streamlit stops the old run and starts this one at once) waits for it, so the
+    page shows the gesture's outcome, not an answer saved and not yet scored. (A stopped run
+    can no longer touch st.session_state, so the gesture signals through an Event.)"""
+    done = st.session_state.get(BUSY)
+    if done is None or done.is_set():
+        return
+    with st.spinner("Still scoring your answer …"):
+        done.wait(GESTURE_WAIT_S)
+
+
 def _gesture(action, draft_key: str | None = None) -> None:
     """A button's gesture, run before the page renders (on_click): one engine call whose
     view the page then renders without loading the session again. A refused send keeps its
     text in the box, with the engine's message."""
+    done = st.session_state[BUSY] = threading.Event()
     try:
-        view = action()
-    except CoachError as exc:
-        st.session_state[REFUSED] = str(exc)
-        if draft_key:
-            st.session_state[CARRIED] = st.session_state.get(draft_key, "")
-        return
-    st.session_state[LAST_VIEW] = view
-    st.session_state["scroll-to-newest"] = True
-    st.session_state.pop(f"confirm-end-{view.id}", None)
-    voice.clear()
+        try:
+            view = action()
+        except CoachError as exc:
+            st.session_state[REFUSED] = str(exc)
+            if draft_key:
+                st.session_state[CARRIED] = st.session_state.get(draft_key, "")
+            return
+        st.session_state[LAST_VIEW] = view
+        st.session_state["scroll-to-newest"] = True
+        st.session_state.pop(f"confirm-end-{view.id}", None)
+        voice.clear()
+    finally:
+        done.set()
 
 
 def _finished(view: PracticeView, korean: bool, kind: str) -> None:

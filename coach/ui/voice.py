@@ -25,7 +25,7 @@ import streamlit as st
 from coach.errors import CoachError
 from coach.report import escape_md
 from coach.session import PracticeEngine, SessionView
-from coach.ui import state
+from coach.ui import recorder_head, state
 
 log = logging.getLogger(__name__)
 TRANSCRIPTS = "voice_transcripts"
@@ -33,6 +33,7 @@ LIVE = "voice_live"
 HINTS = "voice_hints"
 FRAME_TIMEOUT_S = 0.1  # get_frames waits this long, then the loop touches the page (Stop reruns)
 DROPPED_AFTER_S = 6.0  # no audio for this long while "recording": the stream dropped
+SPEAK_NOW_SECONDS = 5.0  # the "Speak now" cue shows for the first seconds of audio
 
 
 @st.cache_resource(show_spinner="Loading the speech model (first time only) …")
@@ -64,15 +65,20 @@ def ensure_model() -> None:
 # --- the live recorder ---------------------------------------------------------------------
 
 
-def _streamer(key: str):
+def _live_possible() -> bool:
     try:
-        from streamlit_webrtc import WebRtcMode, webrtc_streamer
+        import streamlit_webrtc  # noqa: F401
     except ImportError:  # pragma: no cover - a dependency; the one-piece recorder still works
-        return None
+        return False
     from streamlit.runtime import Runtime
 
-    if not Runtime.exists() or not hasattr(Runtime.instance(), "_session_mgr"):
-        return None  # no server session (AppTest): only the one-piece recorder
+    # no server session (AppTest): only the one-piece recorder
+    return Runtime.exists() and hasattr(Runtime.instance(), "_session_mgr")
+
+
+def _streamer(key: str):
+    from streamlit_webrtc import WebRtcMode, webrtc_streamer
+
     return webrtc_streamer(
         key=key,
         mode=WebRtcMode.SENDONLY,
@@ -90,36 +96,45 @@ def live_recorder(engine: PracticeEngine, view: SessionView, hold: bool = False)
     pending = view.pending
     lives = st.session_state.setdefault(LIVE, {})
     entry = lives.get(pending.id)
-    ctx = _streamer(f"live-{pending.id}")
-    if ctx is None:
+    if not _live_possible():
         return False
+    try:
+        ensure_model()  # before Record can be pressed: no answer waits for the model to load
+    except CoachError as exc:
+        st.error(f"{exc} Type your answer instead.")
+        return False
+    head = recorder_head.watch()
+    ctx = _streamer(f"live-{pending.id}")
     if entry is not None and not ctx.state.playing:
         lives.pop(pending.id, None)
         _send_live(engine, view, entry, hold)
         return True
     if ctx.state.playing:
-        _receive(engine, view, ctx, lives)
+        _receive(engine, view, ctx, lives, head)
     return False
 
 
-def _receive(engine: PracticeEngine, view: SessionView, ctx, lives: dict) -> None:
+def _receive(engine: PracticeEngine, view: SessionView, ctx, lives: dict, head: dict | None) -> None:
     from coach.audio import FrameResampler
 
     pending = view.pending
     entry = lives.get(pending.id)
     if entry is None:
         try:
-            ensure_model()
-            entry = {"live": engine.start_live_answer(view.id), "resample": FrameResampler()}
+            entry = {"live": engine.start_live_answer(view.id, await_head=True), "resample": FrameResampler()}
         except CoachError as exc:
             st.error(f"{exc} Type your answer instead.")
             return
         lives[pending.id] = entry
     live = entry["live"]
+    if head is not None:  # the opening words, recorded by the browser before the stream began
+        live.add_head(head["audio"], head["connected_seconds"])
     shown = st.empty()
     tick = st.empty()
     shown_last = None
     heard_at = time.monotonic()
+    if not live.seconds:
+        shown.markdown("⏳ *Connecting the microphone …*")
     while ctx.state.playing:
         receiver = ctx.audio_receiver
         if receiver is None:
@@ -140,10 +155,12 @@ def _receive(engine: PracticeEngine, view: SessionView, ctx, lives: dict) -> Non
         # element is re-sent only when what it shows changed (less work for the browser).
         text = live.text()
         view_now = (int(live.seconds), len(text))
-        if view_now != shown_last:
+        if live.seconds and view_now != shown_last:
             shown_last = view_now
-            shown.markdown(f"🎙️ *Listening … {live.seconds:.0f} s*  \n{escape_md(text)}" if text
-                           else f"🎙️ *Listening … {live.seconds:.0f} s*")
+            # the cue comes once audio arrives; what was said before it is kept all the same
+            cue = "🎙️ **Speak now** · Listening" if live.seconds < SPEAK_NOW_SECONDS else "🎙️ Listening"
+            line = f"{cue} … {live.seconds:.0f} s"
+            shown.markdown(f"{line}  \n{escape_md(text)}" if text else line)
         else:
             tick.empty()
 

@@ -146,3 +146,49 @@ def test_a_reload_during_the_answer_loses_nothing(app_url, spoken_answer):  # no
         page.get_by_role("button", name="Send answer").click()
         page.wait_for_function("() => document.body.innerText.includes('criteria met')", timeout=120_000)
         browser.close()
+
+
+@pytest.fixture(scope="module")
+def answer_spoken_at_once(tmp_path_factory) -> Path:
+    """Speech from the very first instant the microphone opens (espeak-ng adds no leading
+    silence), as a learner who starts talking right after pressing Record."""
+    if not shutil.which("espeak-ng"):
+        pytest.fail("espeak-ng is missing; scripts/rehearse.sh test installs it")
+    folder = tmp_path_factory.mktemp("at-once")
+    samples, rate = _espeak("In my last project, we trained a large model on four hundred GPUs.",
+                            folder / "speech.wav")
+    assert abs(int(samples[:rate // 20].astype(np.int32).max())) > 1000  # speech within 50 ms
+    path = folder / "answer.wav"
+    with wave.open(str(path), "wb") as out:
+        out.setnchannels(1)
+        out.setsampwidth(2)
+        out.setframerate(rate)
+        out.writeframes(np.concatenate([samples, np.zeros(3 * rate, dtype=np.int16)]).tobytes())
+    return path
+
+
+def test_words_said_right_after_record_are_transcribed(app_url, answer_spoken_at_once):  # noqa: F811
+    """Issue 17, item 8: the microphone opens before the stream to the server is up; the
+    opening words ("In my last project") must still be in the transcript. Record is offered
+    only once the speech model is loaded, and "Speak now" shows once audio arrives."""
+    from playwright.sync_api import expect, sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = _browser(playwright, answer_spoken_at_once)
+        page = browser.new_context(permissions=["microphone"]).new_page()
+        page.set_default_timeout(120_000)
+        page.goto(f"{app_url}/interview?card=gpu-cluster-optimization")
+        page.get_by_role("button", name="Start").click()
+        expect(page.get_by_text("Dr. Seo-yeon Han:").first).to_be_visible()
+        recorder = page.frame_locator('iframe[title*="webrtc"]').first
+        record = recorder.get_by_role("button", name="Record")
+        expect(record).to_be_visible()
+        assert "Loading the speech model" not in page.locator("body").inner_text()
+        record.click()
+        expect(page.get_by_text("Speak now").first).to_be_visible()
+        page.wait_for_function("() => /GPUs|hundred/i.test(document.body.innerText)", timeout=120_000)
+        recorder.get_by_role("button", name="Stop").click()
+        expect(page.get_by_text("Correct the transcript and re-score").first).to_be_visible()
+        answer = page.locator("body").inner_text()
+        browser.close()
+    assert "in my last project" in answer.lower(), answer

@@ -114,3 +114,61 @@ def test_next_question_is_in_view_after_an_answer(app_url, size):  # noqa: F811
         box = _comes_into_view(page, "so far")
         assert box["found"] and 0 <= box["top"] and box["bottom"] <= box["height"], (size, box)
         browser.close()
+
+
+def _newest_question_box(page) -> dict:
+    """Where the persona's newest line (the question to answer now) is, once the page has
+    scrolled to the newest exchange."""
+    script = """() => {
+        const lines = [...document.querySelectorAll('.st-key-newest-exchange [data-testid="stChatMessage"]')];
+        if (!lines.length) return null;
+        const r = lines[lines.length - 1].getBoundingClientRect();
+        return {top: r.top, bottom: r.bottom, height: window.innerHeight};
+    }"""
+    try:
+        page.wait_for_function(f"() => {{ const b = ({script})(); return b && b.top >= 0 && b.top < b.height - 40; }}",
+                               timeout=15_000)
+    except Exception:  # noqa: BLE001 - Playwright's timeout: report where it is instead
+        pass
+    return page.evaluate(script)
+
+
+def _content(summary):
+    """An expander's content, given its title: `inert` while the expander is closed."""
+    return summary.locator("xpath=..").locator('[data-testid="stExpanderDetails"]').first
+
+
+def test_opening_one_scorecard_leaves_later_ones_closed(app_url):  # noqa: F811
+    """Issue 17, item 6: "Full scorecard and tips" opened for one answer stays that answer's;
+    the next answer's scorecard comes closed and the next question stays on screen."""
+    from playwright.sync_api import expect, sync_playwright
+
+    width, height = SIZES["desktop"]
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True,
+                                             args=["--no-sandbox", "--disable-gpu"])
+        page = browser.new_page(viewport={"width": width, "height": height})
+        page.set_default_timeout(60_000)
+        page.goto(f"{app_url}/interview?card=gpu-cluster-optimization")
+        page.get_by_role("button", name="Start").click()
+        expect(page.get_by_text("Dr. Seo-yeon Han:").first).to_be_visible()
+        _settled(page)
+        _send(page, FIRST)
+        page.wait_for_function("(qs) => qs.some(q => document.body.innerText.includes(q))", arg=FOLLOW_UPS)
+        _settled(page)
+        scorecards = page.locator("summary", has_text="Full scorecard and tips")
+        expect(scorecards).to_have_count(1)
+        scorecards.first.click()
+        expect(_content(scorecards.first)).not_to_have_attribute("inert", "")
+        _settled(page)
+        _send(page, SECOND)
+        expect(page.get_by_text("The conversation so far (2 questions)")).to_be_visible()
+        _settled(page)
+        expect(scorecards).to_have_count(2)
+        newest = page.locator(".st-key-newest-exchange summary", has_text="Full scorecard and tips")
+        expect(newest).to_have_count(1)
+        expect(_content(newest.first)).to_have_attribute("inert", "")  # the new answer's scorecard is closed
+        box = _newest_question_box(page)
+        _shot(page, "scorecard-opened-then-next-answer-desktop")
+        browser.close()
+    assert box and 0 <= box["top"] and box["top"] < box["height"] - 40, box  # the next question is on screen
