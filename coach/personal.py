@@ -130,6 +130,17 @@ def parse_terms(text: str | None) -> list[str]:
     return terms
 
 
+def questions_from(text: str) -> list[str]:
+    """Pasted text as questions, one per non-empty line (the app's box: several at once)."""
+    if problem := text_problem(text):
+        raise PersonalCardError(f"the text {problem}")
+    questions = [line.strip() for line in text.replace("\r\n", "\n").replace("\r", "\n").split("\n")]
+    questions = [q for q in questions if q]
+    if not questions:
+        raise PersonalCardError("the question is empty; type the question you want to practise")
+    return questions
+
+
 def title_from(question: str) -> str:
     """A title from the question: its first line, cut at a word near MAX_TITLE_CHARS."""
     return _shorten(" ".join(question.splitlines()[0].split()) if question else question, 80)
@@ -455,10 +466,37 @@ class Created:
                 "title": self.card.title, "criteria": [c.id for c in self.card.criteria], "personal": True}
 
 
+def mine(library: Library) -> list[Card]:
+    """The learner's own cards, as the library lists them."""
+    return [c for c in library.cards.values() if c.personal]
+
+
+def rubric_of(card: Card) -> Rubric | None:
+    return next((RUBRICS[t] for t in card.tags if t in RUBRICS), None)
+
+
+def _same_title(library: Library, title: str, other_than: str | None = None) -> Card | None:
+    key = title.casefold()
+    return next((c for c in mine(library) if c.title.casefold() == key and c.id != other_than), None)
+
+
+def _refuse_same_titles(library: Library, titles: list[str], other_than: str | None = None) -> None:
+    seen: set[str] = set()
+    for title in titles:
+        same = _same_title(library, title, other_than)
+        if same is not None:
+            raise PersonalCardError(f"you already have a card titled {title!r} ({same.id}); practise that one, "
+                                    "or word this one differently")
+        if title.casefold() in seen:
+            raise PersonalCardError(f"the question {title!r} is given twice; keep one of them")
+        seen.add(title.casefold())
+
+
 def create(library: Library, settings: Settings, rubric_name: str, questions: list[str],
-           title: str | None = None, terms: str | None = None) -> list[Created]:
+           title: str | None = None, terms: str | None = None, unique_titles: bool = False) -> list[Created]:
     """One personal card per question. Every input is checked before anything is written, so a
-    bad one leaves no card behind; the new cards are added to `library`."""
+    bad one leaves no card behind; the new cards are added to `library`. With `unique_titles`
+    (the app), a title another of the learner's cards has is refused instead of given a new id."""
     rub = rubric(rubric_name)
     if not questions:
         raise PersonalCardError("give the question to practise with --question")
@@ -470,6 +508,8 @@ def create(library: Library, settings: Settings, rubric_name: str, questions: li
     if term_list and rub.name != "concept":
         raise PersonalCardError(f"--terms is for the concept rubric; {rub.name!r} does not use them")
     titles = [clean_title(title)] if title is not None else [title_from(q) for q in cleaned]
+    if unique_titles:
+        _refuse_same_titles(library, titles)
     folder = settings.cards_dir
     taken = _taken(library, folder)
     planned = []
@@ -499,9 +539,9 @@ def _personal(library: Library, card_id: str) -> Card:
 
 
 def edit(library: Library, settings: Settings, card_id: str, question: str | None = None,
-         title: str | None = None, terms: str | None = None) -> Created:
+         title: str | None = None, terms: str | None = None, unique_titles: bool = False) -> Created:
     """The card re-made with a new question, title or terms; its id (and so its past sessions)
-    stay the same."""
+    stay the same. `unique_titles` as for `create`."""
     card = _personal(library, card_id)
     spec = spec_of(card)
     if question is not None:
@@ -512,6 +552,8 @@ def edit(library: Library, settings: Settings, card_id: str, question: str | Non
         if spec.rubric != "concept":
             raise PersonalCardError(f"--terms is for the concept rubric; {card_id!r} is {spec.rubric!r}")
         spec.terms = parse_terms(terms)
+    if unique_titles:
+        _refuse_same_titles(library, [spec.title], other_than=card.id)
     path = Path(card.path)
     text = render(card.id, spec, library)
     new = _check(path, text, library)
