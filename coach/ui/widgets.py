@@ -93,7 +93,7 @@ def title(card: Card, korean: bool) -> str:
 
 def title_md(card: Card, korean: bool) -> str:
     """The title for Markdown: a personal card's title is the learner's text, shown as written."""
-    return escape_md(title(card, korean))
+    return line(title(card, korean), literal=True)
 
 
 def label(text: str, text_ko: str, korean: bool) -> str:
@@ -143,10 +143,18 @@ def stage_directions(text: str) -> str:
     return re.sub(r"\[([^\[\]]+)\]", r"*(\1)*", text)
 
 
+# where Markdown would turn a bare URL or e-mail address into a link; an invisible word joiner
+# there keeps it text (the renderer links them even when escaped)
+_AUTOLINK = re.compile(r"(?<=[A-Za-z])(?=://)|(?<=\bwww)(?=\\?\.)|(?=@)", re.IGNORECASE)
+WORD_JOINER = "\u2060"
+
+
 def line(text: str, literal: bool = False) -> str:
     """A prompt as Markdown: `literal` (a personal card's, the learner's own words) escaped so
-    Markdown or HTML in it shows as typed; author text with its stage directions in italics."""
-    return escape_md(text) if literal else stage_directions(text)
+    Markdown, HTML or a URL in it shows as typed; author text with its stage directions in italics."""
+    if not literal:
+        return stage_directions(text)
+    return _AUTOLINK.sub(WORD_JOINER, escape_md(text))
 
 
 def next_steps(items, korean: bool) -> None:
