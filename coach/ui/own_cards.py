@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from coach import personal
+from coach import llm_suggest, personal
 from coach.content import Card
 from coach.errors import CoachError
 from coach.practice import Coach
@@ -41,6 +41,7 @@ def new_form(coach: Coach, korean: bool, key: str = "own") -> None:
         st.text_input("Terms a good answer names (optional, separated by commas)", key=f"{key}-terms",
                       placeholder="paged attention, KV cache, block table")
         st.caption("The mechanism with the right terms, a number on it, and what it costs.")
+        _concept_suggestions(coach, key)
     else:
         st.selectbox("Which move?", MOVES, key=f"{key}-move", format_func=lambda name: widgets.label(
             personal.RUBRICS[name].label, personal.RUBRICS[name].label_ko, korean))
@@ -50,21 +51,146 @@ def new_form(coach: Coach, korean: bool, key: str = "own") -> None:
     refused = st.session_state.pop(f"{REFUSED}-{key}", None)
     if refused:
         widgets.error(refused)
+    with st.expander("Likely questions from a job posting", key=f"{key}-posting-box"):
+        _posting_suggestions(coach, key)
+
+
+def _llm_missing(coach: Coach) -> bool:
+    """Without a language model the suggestion buttons are off and say why."""
+    if llm_suggest.available(coach.settings):
+        return False
+    st.caption(llm_suggest.NEEDS_LLM)
+    return True
+
+
+def _concept_suggestions(coach: Coach, key: str) -> None:
+    """The model's key terms and outline for the (first) question, each kept or dropped."""
+    missing = _llm_missing(coach)
+    st.button("Suggest terms and an answer outline", key=f"{key}-suggest", disabled=missing,
+              on_click=_suggest_concept, args=(coach, key))
+    if refused := st.session_state.pop(f"{REFUSED}-{key}-suggest", None):
+        widgets.error(refused)
+    suggestion = st.session_state.get(f"{key}-suggestion")
+    if suggestion is None:
+        return
+    st.markdown("Suggested terms: tick the ones to keep")
+    cols = st.columns(min(4, max(1, len(suggestion.terms))))
+    for index, term in enumerate(suggestion.terms):
+        cols[index % len(cols)].checkbox(widgets.escape_md(term), value=True, key=f"{key}-term-{index}")
+    if suggestion.outline:
+        st.markdown("Suggested outline of a strong answer: tick the points to keep (they become the card's "
+                    "model answer)")
+        for index, point in enumerate(suggestion.outline):
+            st.checkbox(widgets.escape_md(point), value=True, key=f"{key}-point-{index}")
+
+
+def _suggest_concept(coach: Coach, key: str) -> None:
+    try:
+        question = personal.questions_from(st.session_state.get(f"{key}-questions", ""))[0]
+        suggestion = llm_suggest.suggest_concept(coach.settings, question)
+    except CoachError as exc:
+        st.session_state[f"{REFUSED}-{key}-suggest"] = str(exc)
+        return
+    _drop_suggestion(key)
+    st.session_state[f"{key}-suggestion"] = suggestion
+
+
+def _drop_suggestion(key: str) -> None:
+    for name in [k for k in st.session_state if str(k).startswith((f"{key}-term-", f"{key}-point-"))]:
+        del st.session_state[name]
+    st.session_state.pop(f"{key}-suggestion", None)
+
+
+def _kept_suggestion(key: str) -> tuple[list[str], list[str]]:
+    suggestion = st.session_state.get(f"{key}-suggestion")
+    if suggestion is None:
+        return [], []
+    terms = [t for i, t in enumerate(suggestion.terms) if st.session_state.get(f"{key}-term-{i}", True)]
+    outline = [p for i, p in enumerate(suggestion.outline) if st.session_state.get(f"{key}-point-{i}", True)]
+    return terms, outline
+
+
+def _posting_suggestions(coach: Coach, key: str) -> None:
+    """Up to five likely questions from a pasted posting; the ticked ones become cards."""
+    missing = _llm_missing(coach)
+    st.text_area("The job posting", key=f"{key}-posting", height=120, disabled=missing,
+                 placeholder="Paste the responsibilities and requirements of the posting.")
+    st.button("Suggest likely questions", key=f"{key}-posting-go", disabled=missing,
+              on_click=_suggest_questions, args=(coach, key))
+    if refused := st.session_state.pop(f"{REFUSED}-{key}-posting", None):
+        widgets.error(refused)
+    if made := st.session_state.pop(f"{DONE}-{key}-posting", None):
+        st.success(widgets.escape_md(made))
+    suggested = st.session_state.get(f"{key}-suggested")
+    if not suggested:
+        return
+    st.markdown("Tick the questions to keep; each becomes a card of yours")
+    for index, item in enumerate(suggested):
+        what = personal.RUBRICS[item.rubric].label
+        if item.terms:
+            what += " — terms: " + ", ".join(item.terms)
+        st.checkbox(widgets.escape_md(f"{item.question} ({what})"), value=False, key=f"{key}-keep-{index}")
+    st.button("Make cards of the ticked questions", key=f"{key}-keep-go", on_click=_keep_questions,
+              args=(coach, key))
+
+
+def _suggest_questions(coach: Coach, key: str) -> None:
+    try:
+        suggested = llm_suggest.questions_from_posting(coach.settings, st.session_state.get(f"{key}-posting", ""))
+    except CoachError as exc:
+        st.session_state[f"{REFUSED}-{key}-posting"] = str(exc)
+        return
+    _drop_ticks(key)
+    st.session_state[f"{key}-suggested"] = suggested
+
+
+def _drop_ticks(key: str) -> None:
+    for name in [k for k in st.session_state if str(k).startswith(f"{key}-keep-")]:
+        del st.session_state[name]
+
+
+def _keep_questions(coach: Coach, key: str) -> None:
+    suggested = st.session_state.get(f"{key}-suggested") or []
+    kept = [item for i, item in enumerate(suggested) if st.session_state.get(f"{key}-keep-{i}")]
+    if not kept:
+        st.session_state[f"{REFUSED}-{key}-posting"] = "no question is ticked; tick the ones to keep first"
+        return
+    made, refused = [], []
+    for item in kept:  # one by one: a question refused (one you have already) does not stop the rest
+        try:
+            personal.create(coach.library, coach.settings, item.rubric, [item.question],
+                            terms=", ".join(item.terms) or None, unique_titles=True)
+            made.append(item)
+        except CoachError as exc:
+            refused.append(str(exc))
+    st.session_state[f"{key}-suggested"] = [item for item in suggested if item not in made]
+    _drop_ticks(key)
+    if made:
+        plural = "s" if len(made) > 1 else ""
+        st.session_state[f"{DONE}-{key}-posting"] = f"{len(made)} card{plural} made: find them under Your own cards."
+    if refused:
+        st.session_state[f"{REFUSED}-{key}-posting"] = " · ".join(refused)
 
 
 def _create_and_start(coach: Coach, key: str) -> None:
     kind = st.session_state.get(f"{key}-kind", "story")
     rubric = st.session_state.get(f"{key}-move", MOVES[0]) if kind == "meeting" else kind
     terms = (st.session_state.get(f"{key}-terms") or None) if kind == "concept" else None
+    outline: list[str] = []
+    if kind == "concept":  # the typed terms and the suggested ones the learner kept
+        kept_terms, outline = _kept_suggestion(key)
+        terms = ", ".join(t for t in (terms, *kept_terms) if t) or None
     try:
         questions = personal.questions_from(st.session_state.get(f"{key}-questions", ""))
-        created = personal.create(coach.library, coach.settings, rubric, questions, terms=terms, unique_titles=True)
+        created = personal.create(coach.library, coach.settings, rubric, questions, terms=terms,
+                                  unique_titles=True, outline=outline)
     except CoachError as exc:
         st.session_state[f"{REFUSED}-{key}"] = str(exc)
         return
     card = created[0].card
     for name in ("questions", "terms"):  # made: the boxes are ready for the next question
         st.session_state[f"{key}-{name}"] = ""
+    _drop_suggestion(key)
     try:
         view = coach.start(card.id)
     except CoachError as exc:
