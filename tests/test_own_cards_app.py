@@ -181,3 +181,64 @@ def test_edit_rename_and_delete_in_the_library_keep_past_sessions_readable():
     body = texts(at)
     assert "Utilization went from 40% to 83%" in body and STORY in body  # the session as it was practised
     assert at.get("download_button")  # its report too
+
+
+def _kind_of(rubric: str) -> tuple[str, str | None]:
+    return (rubric, None) if rubric in ("story", "concept") else ("meeting", rubric)
+
+
+@pytest.mark.parametrize("rubric", ["story", "concept", "status-update", "disagreement", "clarifying", "summary",
+                                    "speaking-up"])
+def test_every_rubric_made_practised_seen_in_history_deleted_and_still_readable(rubric, library):
+    """Each rubric kind through the app: made on the Start screen, a weak typed answer followed
+    up, strong ones meeting every criterion to the summary, the session in History, the card
+    deleted in the library, and the session still read in full."""
+    from tests.test_personal_cards import CONCEPT_ANSWER, QUESTIONS
+
+    question, criteria = QUESTIONS[rubric]
+    kind, move = _kind_of(rubric)
+    terms = "paged attention, KV cache, memory fragmentation, block table" if rubric == "concept" else None
+    at = own(app(), question, kind=kind, move=move, terms=terms)
+    session_id = at.query_params["session"]
+    card = engine().load(session_id).card
+    assert [c.id for c in card.criteria] == criteria
+
+    asked = engine().load(session_id).pending.prompt
+    pending_draft(at).input("Okay, sounds good to me.")
+    at.button(key="send").click().run()
+    follow_up = engine().load(session_id).pending
+    assert follow_up is not None and follow_up.prompt != asked and "no criterion met yet" in texts(at)
+
+    template = personal_template(rubric)
+    strong = CONCEPT_ANSWER if template is None else library.card(template).model_answers[0].text
+    for _ in range(6):
+        if "Summary" in [s.value for s in at.subheader]:
+            break
+        pending_draft(at).input(strong)
+        at.button(key="send").click().run()
+        assert not at.exception, at.exception
+    assert "Summary" in [s.value for s in at.subheader]
+    assert f"{len(criteria)} of {len(criteria)}" in texts(at)
+
+    at.switch_page("coach/ui/pages/history.py").run()
+    assert not at.exception, at.exception
+    assert strong[:60] in texts(at)
+
+    at.switch_page("coach/ui/pages/library.py").run()
+    at.button(key=f"edit-{card.id}-delete").click().run()
+    at.button(key=f"edit-{card.id}-delete-yes").click().run()
+    assert card.id not in engine().library.cards
+
+    at.switch_page("coach/ui/pages/history.py").run()
+    assert not at.exception, at.exception
+    body = texts(at)
+    assert strong[:60] in body and question.split()[0] in body
+    [sessions] = [box for box in at.selectbox if box.label == "Session"]
+    assert any("(deleted card)" in option and f"{len(criteria)} of {len(criteria)}" in option
+               for option in sessions.options), sessions.options
+
+
+def personal_template(rubric: str) -> str | None:
+    from coach.personal import RUBRICS
+
+    return RUBRICS[rubric].template
