@@ -29,7 +29,7 @@ import yaml
 
 from coach.config import Settings
 from coach.content import REMOVED_FOLDER, Card, Library, Problem, parse_card, text_problem
-from coach.errors import PersonalCardError, UnknownCardError
+from coach.errors import DuplicateTitleError, PersonalCardError, UnknownCardError
 
 
 @dataclass(frozen=True)
@@ -514,10 +514,10 @@ def _refuse_same_titles(library: Library, titles: list[str], other_than: str | N
     for title in titles:
         same = _same_title(library, title, other_than)
         if same is not None:
-            raise PersonalCardError(f"you already have a card titled {title!r} ({same.id}); practise that one, "
-                                    "or word this one differently")
+            raise DuplicateTitleError(f"you already have a card titled {title!r} ({same.id}); practise that one, "
+                                      "or word this one differently", same.id)
         if title.casefold() in seen:
-            raise PersonalCardError(f"the question {title!r} is given twice; keep one of them")
+            raise DuplicateTitleError(f"the question {title!r} is given twice; keep one of them")
         seen.add(title.casefold())
 
 

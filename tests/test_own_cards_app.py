@@ -135,6 +135,8 @@ def test_a_duplicate_title_is_refused_and_nothing_is_lost():
     [error] = at.error
     assert "already have a card titled" in error.value
     assert at.text_area(key="own-questions").value == STORY
+    [offer] = [link for link in at.get("page_link") if "Practise your card" in link.proto.label]
+    assert offer.proto.page.endswith("interview.py") or "interview" in offer.proto.page
     assert len(list(cards_dir().glob("*.md"))) == 1
 
 

@@ -11,7 +11,7 @@ import streamlit as st
 
 from coach import llm_suggest, personal
 from coach.content import Card
-from coach.errors import CoachError
+from coach.errors import CoachError, DuplicateTitleError
 from coach.practice import Coach
 from coach.ui import practice_view, state, widgets
 
@@ -21,6 +21,7 @@ MOVES = [r.name for r in personal.RUBRICS.values() if r.kind == "meeting"]
 STARTED = "own-started"  # (kind, session id) of the practice a new card just started
 REFUSED = "own-refused"  # the message of the last refused gesture, by form key
 DONE = "own-done"  # the outcome of the last edit or deletion, shown once
+SAME = "own-same"  # the id of the card a refused question duplicates, offered once
 
 
 def new_form(coach: Coach, korean: bool, key: str = "own") -> None:
@@ -51,6 +52,10 @@ def new_form(coach: Coach, korean: bool, key: str = "own") -> None:
     refused = st.session_state.pop(f"{REFUSED}-{key}", None)
     if refused:
         widgets.error(refused)
+    same = coach.library.cards.get(st.session_state.pop(f"{SAME}-{key}", None) or "")
+    if same is not None:  # the card the learner already has for this question
+        st.page_link(state.KIND_PAGES[same.kind], label=f"Practise your card “{widgets.title_md(same, False)}”",
+                     icon="▶️", query_params={"card": same.id})
     with st.expander("Likely questions from a job posting", key=f"{key}-posting-box"):
         _posting_suggestions(coach, key)
 
@@ -186,6 +191,8 @@ def _create_and_start(coach: Coach, key: str) -> None:
                                   unique_titles=True, outline=outline)
     except CoachError as exc:
         st.session_state[f"{REFUSED}-{key}"] = str(exc)
+        if isinstance(exc, DuplicateTitleError) and exc.card_id:
+            st.session_state[f"{SAME}-{key}"] = exc.card_id
         return
     card = created[0].card
     for name in ("questions", "terms"):  # made: the boxes are ready for the next question
