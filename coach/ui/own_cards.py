@@ -7,12 +7,15 @@ cleared once a card is made; a refused one keeps every box as typed and says why
 
 from __future__ import annotations
 
+import dataclasses
+
 import streamlit as st
 
 from coach import llm_suggest, personal
-from coach.content import Card
+from coach.content import Card, Library
 from coach.errors import CoachError, DuplicateTitleError
 from coach.practice import Coach
+from coach.session import PracticeEngine
 from coach.ui import practice_view, state, widgets
 
 KINDS = {"story": "A story from experience", "concept": "An explanation of a concept", "meeting": "A meeting move"}
@@ -22,6 +25,17 @@ STARTED = "own-started"  # (kind, session id) of the practice a new card just st
 REFUSED = "own-refused"  # the message of the last refused gesture, by form key
 DONE = "own-done"  # the outcome of the last edit or deletion, shown once
 SAME = "own-same"  # the id of the card a refused question duplicates, offered once
+
+
+def _private(library: Library) -> Library:
+    """A copy of the library for one gesture: `coach.personal` adds, changes and removes cards in
+    the library it is given, and the app's libraries are cached (shared by every visitor); the
+    next run reads the changed files afresh."""
+    return dataclasses.replace(library, cards=dict(library.cards), removed=dict(library.removed))
+
+
+def _private_coach(coach: Coach) -> Coach:
+    return Coach(PracticeEngine(_private(coach.library), coach.engine.store, coach.settings))
 
 
 def new_form(coach: Coach, korean: bool, key: str = "own") -> None:
@@ -155,6 +169,7 @@ def _drop_ticks(key: str) -> None:
 
 
 def _keep_questions(coach: Coach, key: str) -> None:
+    library = _private(coach.library)
     suggested = st.session_state.get(f"{key}-suggested") or []
     kept = [item for i, item in enumerate(suggested) if st.session_state.get(f"{key}-keep-{i}")]
     if not kept:
@@ -163,7 +178,7 @@ def _keep_questions(coach: Coach, key: str) -> None:
     made, refused = [], []
     for item in kept:  # one by one: a question refused (one you have already) does not stop the rest
         try:
-            personal.create(coach.library, coach.settings, item.rubric, [item.question],
+            personal.create(library, coach.settings, item.rubric, [item.question],
                             terms=", ".join(item.terms) or None, unique_titles=True)
             made.append(item)
         except CoachError as exc:
@@ -178,6 +193,7 @@ def _keep_questions(coach: Coach, key: str) -> None:
 
 
 def _create_and_start(coach: Coach, key: str) -> None:
+    coach = _private_coach(coach)
     kind = st.session_state.get(f"{key}-kind", "story")
     rubric = st.session_state.get(f"{key}-move", MOVES[0]) if kind == "meeting" else kind
     terms = (st.session_state.get(f"{key}-terms") or None) if kind == "concept" else None
@@ -254,7 +270,7 @@ def _edit_form(card: Card) -> None:
 
 
 def _save(card_id: str, key: str) -> None:
-    library, settings = state.library(), state.settings()
+    library, settings = _private(state.library()), state.settings()
     terms = st.session_state.get(f"{key}-terms")
     try:
         made = personal.edit(library, settings, card_id, question=st.session_state.get(f"{key}-question", ""),
@@ -266,7 +282,7 @@ def _save(card_id: str, key: str) -> None:
 
 
 def _delete(card_id: str, key: str) -> None:
-    library, settings = state.library(), state.settings()
+    library, settings = _private(state.library()), state.settings()
     title = library.cards[card_id].title if card_id in library.cards else card_id
     try:
         personal.remove(library, settings, card_id)

@@ -7,19 +7,16 @@ from pathlib import Path
 import streamlit as st
 
 from coach.config import Settings, load_settings
-from coach.content import REMOVED_FOLDER, Library, load_library, markdown_files
+from coach.content import Library, load_library, markdown_files
 from coach.practice import Coach
 from coach.session import PracticeEngine
 from coach.store import Store, open_store
 
 
 def _content_signature(settings: Settings) -> tuple:
-    """Changes when any content or persona file changes, so edits show without a restart. The
-    learner's removed cards count too: a deletion never brings back an earlier signature, whose
-    cached library the app's own gestures (coach.personal) may have added that card to."""
+    """Changes when any content or persona file changes, so edits show without a restart."""
     files = []
-    for folder in (*settings.content_dirs, *settings.persona_dirs, settings.cards_dir,
-                   settings.cards_dir / REMOVED_FOLDER):
+    for folder in (*settings.content_dirs, *settings.persona_dirs, settings.cards_dir):
         for path in markdown_files(Path(folder)):
             try:
                 stat = path.stat()
