@@ -2,8 +2,9 @@
 
 import streamlit as st
 
+from coach.access import serving_refusal
 from coach.errors import CoachError
-from coach.ui import state, widgets
+from coach.ui import account, state, widgets
 
 st.set_page_config(page_title="Rehearse", page_icon="🎙️", layout="wide")
 # less empty space above the page, so the newest exchange fits on a phone's screen
@@ -12,9 +13,18 @@ st.html("<style>.block-container, [data-testid='stMainBlockContainer'] {padding-
         " .st-key-newest-exchange {scroll-margin-top: 3.75rem;}</style>")
 
 try:  # a bad COACH_* value is one message here, not a traceback on every page
-    state.settings()
+    configured = state.load_settings()
 except CoachError as exc:
     widgets.error(f"Rehearse cannot start: {exc}")
+    st.stop()
+
+SIGN_IN = state.sign_in_configured()
+# served beyond this machine, every visitor would see every session: refuse without sign-in
+if refusal := serving_refusal(st.get_option("server.address"), SIGN_IN, configured.allow_anonymous):
+    widgets.error(refusal)
+    st.stop()
+if SIGN_IN and not st.user.is_logged_in:
+    account.sign_in_page()
     st.stop()
 
 # the sidebar's choices live in the URL too, so a reload keeps them: (state key, URL name,
@@ -31,6 +41,8 @@ with st.sidebar:
     st.toggle("Play each new line by itself", key="autoplay")
     st.toggle("Hide the text until I have listened", key="hide_text",
               help="Listening practice: the persona's new line is hidden until you open it.")
+    if SIGN_IN:
+        account.signed_in_as()
 
 for key, name, value, _default in PREFERENCES:
     if st.session_state[key] == value and st.query_params.get(name) != str(value).lower():

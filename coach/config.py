@@ -8,6 +8,7 @@ test keeps the two equal). `load_settings()` validates it and resolves the folde
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,6 +18,7 @@ import platformdirs
 from pydantic import Field, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from coach.access import LOCAL, Learner
 from coach.errors import SettingsError
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -62,6 +64,9 @@ class Environment(BaseSettings):
         None, description="where packs are read from", json_schema_extra=_shown("`content/`"))
     persona_dir: Path | None = Field(
         None, description="where personas are read from", json_schema_extra=_shown("`personas/`"))
+    allow_anonymous: bool = Field(
+        False, description="`1`: serve on a non-loopback address without sign-in (one shared, anonymous learner)",
+        json_schema_extra=_shown("unset: such an address needs sign-in (`[auth]`)"))
 
     @model_validator(mode="before")
     @classmethod
@@ -155,16 +160,30 @@ class Settings:
     llm_api_key: str | None = None
     llm_timeout_s: float = _default("llm_timeout")
     llm_retries: int = _default("llm_retries")
+    allow_anonymous: bool = False
+    learner: Learner = LOCAL  # whose recordings and cards `learner_dir` holds
     extra: dict = field(default_factory=dict)
+
+    def for_learner(self, learner: Learner) -> Settings:
+        """The same settings, with the folders of a signed-in learner's own files."""
+        return dataclasses.replace(self, learner=learner)
+
+    @property
+    def learner_dir(self) -> Path:
+        """The learner's recordings and cards: the data dir itself for the local learner (as
+        before sign-in existed), `learners/<key>/` under it for each signed-in learner."""
+        if self.learner.is_local:
+            return self.data_dir
+        return self.data_dir / "learners" / self.learner.key
 
     @property
     def tts_cache_dir(self) -> Path:
-        return self.data_dir / "tts-cache"
+        return self.data_dir / "tts-cache"  # the personas' lines, shared by every learner
 
     @property
     def cards_dir(self) -> Path:
         """The learner's own cards (coach.personal), one markdown file each."""
-        return self.data_dir / "cards"
+        return self.learner_dir / "cards"
 
 
 def load_settings() -> Settings:
@@ -189,4 +208,5 @@ def load_settings() -> Settings:
         llm_api_key=env.llm_api_key,
         llm_timeout_s=env.llm_timeout,
         llm_retries=env.llm_retries,
+        allow_anonymous=env.allow_anonymous,
     )

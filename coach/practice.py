@@ -18,6 +18,7 @@ from types import MappingProxyType
 
 from coach import interviewer
 from coach.content import Card, Persona
+from coach.errors import CoachError
 from coach.result import SessionResult, TurnDelta
 from coach.session import CLOSED, PracticeEngine, SessionView, TurnResult
 from coach.store import PracticeSession, Turn
@@ -185,6 +186,30 @@ class Coach:
 
     def end(self, session_id: str) -> PracticeView:
         return present(self.engine.finish(session_id))
+
+    def forget_me(self) -> int:
+        """Delete all the learner's data (sessions, recordings; see PracticeEngine.forget_learner)."""
+        return self.engine.forget_learner()
+
+    def export(self, korean: bool = True) -> bytes:
+        """The learner's data to take away: a zip of `history.json` (as `coach history --format
+        json`) and each session's Markdown report under `reports/`."""
+        import io
+        import zipfile
+
+        from coach.report import history
+
+        records = history(self.engine.store, limit=10**9, library=self.library)
+        out = io.BytesIO()
+        with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as archive:
+            archive.writestr("history.json", json.dumps(records, ensure_ascii=False, indent=2))
+            for record in records:
+                try:
+                    report = self.open(record["id"]).report(korean)
+                except CoachError:  # a card no longer loads: its history entry is still exported
+                    continue
+                archive.writestr(f"reports/{record['started_at'][:10]}-{record['card']}-{record['id'][:8]}.md", report)
+        return out.getvalue()
 
     def latest_active(self, kind: str | None = None) -> PracticeView | None:
         session = self.engine.latest_active(kind)

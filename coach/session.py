@@ -176,6 +176,25 @@ class PracticeEngine:
             self._ask(view, next_prompt, last.position + 1)  # or the prompt another writer resumed with
         return view
 
+    def forget_learner(self) -> int:
+        """"Delete all my data": the learner's sessions, turns and kept answers, and their
+        recordings; a signed-in learner's whole folder (recordings and cards) goes too. Other
+        learners' rows and files are untouched. Returns the number of sessions deleted."""
+        import shutil
+
+        count = len(self.store.list_sessions(limit=10**9))
+        recordings = self.store.forget_learner()
+        home = Path(self.settings.learner_dir).resolve()
+        for name in recordings:
+            path = Path(name).resolve()
+            if home in path.parents:  # only the learner's own folder is ever touched
+                path.unlink(missing_ok=True)
+        if not self.settings.learner.is_local:
+            shutil.rmtree(home, ignore_errors=True)
+        else:
+            shutil.rmtree(home / "audio", ignore_errors=True)
+        return count
+
     def latest_active(self, kind: str | None = None) -> SessionView | None:
         """The newest unfinished session (of a kind of card) whose card still loads, to resume."""
         for row in self.store.list_sessions(limit=50):
@@ -244,7 +263,7 @@ class PracticeEngine:
         from coach.live import LiveAnswer
 
         view = self._active(session_id)
-        path = recording_path(self.settings.data_dir, session_id, ".wav")
+        path = recording_path(self.settings.learner_dir, session_id, ".wav")
         live = LiveAnswer(path, stt.load_model(self.settings), self.decode_options(view), self.settings)
         self._attach(view, str(path))
         return live
@@ -261,7 +280,7 @@ class PracticeEngine:
         view = self._active(session_id, turn_pk)
         if turn_pk is not None and (view.pending is None or view.pending.id != turn_pk):
             if isinstance(audio, (bytes, bytearray, memoryview)):  # the recording stays on disk
-                save_audio_file(self.settings.data_dir, session_id, bytes(audio), suffix)
+                save_audio_file(self.settings.learner_dir, session_id, bytes(audio), suffix)
             raise concurrent_answer(view.id)
         path = self._keep_recording(view, audio, suffix)
         if transcript is None:
@@ -293,7 +312,7 @@ class PracticeEngine:
         attached to the pending turn, before anything else is done with it."""
         session_id = view.id
         if isinstance(audio, (bytes, bytearray, memoryview)):
-            path = save_audio_file(self.settings.data_dir, session_id, bytes(audio), suffix)
+            path = save_audio_file(self.settings.learner_dir, session_id, bytes(audio), suffix)
         else:
             path = Path(audio)
             if not path.is_file():
@@ -301,9 +320,9 @@ class PracticeEngine:
                 from coach.errors import AudioError
 
                 raise AudioError((FOLDER if path.is_dir() else MISSING_FILE).format(path=path))
-            home = (Path(self.settings.data_dir) / "audio").resolve()
+            home = (Path(self.settings.learner_dir) / "audio").resolve()
             if home not in path.resolve().parents:
-                path = save_audio_file(self.settings.data_dir, session_id, path.read_bytes(), path.suffix or suffix)
+                path = save_audio_file(self.settings.learner_dir, session_id, path.read_bytes(), path.suffix or suffix)
         if view.pending.audio_path != str(path):
             self._attach(view, str(path))
         return path

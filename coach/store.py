@@ -7,6 +7,7 @@ Every write commits at once: an answer is on disk before anything is done with i
 
 from __future__ import annotations
 
+import copy
 import os
 import sqlite3
 import uuid
@@ -20,6 +21,7 @@ from sqlalchemy import event
 from sqlalchemy.exc import NoSuchModuleError, SQLAlchemyError
 from sqlmodel import Field, Session, SQLModel, col, create_engine, select
 
+from coach.access import LOCAL_KEY, Learner
 from coach.errors import (
     ConcurrentAnswerError,
     DatabaseDamagedError,
@@ -35,10 +37,26 @@ def utcnow() -> datetime:
     return datetime.now(UTC)
 
 
+class LearnerRow(SQLModel, table=True):
+    """Whose sessions: a signed-in identity (issuer and subject; email and name are only shown),
+    or the local learner of a single-learner install (id `local`)."""
+
+    __tablename__ = "learner"
+    __table_args__ = (sa.UniqueConstraint("issuer", "subject", name="uq_learner_identity"),)
+
+    id: str = Field(primary_key=True, max_length=32)
+    issuer: str = Field(sa_type=sa.Text)
+    subject: str = Field(sa_type=sa.Text)
+    email: str | None = Field(default=None, sa_type=sa.Text)
+    name: str | None = Field(default=None, sa_type=sa.Text)
+    created_at: datetime = Field(default_factory=utcnow, sa_type=sa.DateTime(timezone=True))
+
+
 class PracticeSession(SQLModel, table=True):
     __tablename__ = "practice_session"
 
     id: str = Field(default_factory=lambda: uuid.uuid4().hex, primary_key=True, max_length=32)
+    learner_id: str = Field(default=LOCAL_KEY, foreign_key="learner.id", index=True, max_length=32)
     card_id: str = Field(max_length=100, index=True)
     persona_id: str = Field(max_length=100)
     status: str = Field(default="active", max_length=20)  # active | finished
@@ -180,6 +198,7 @@ class Store:
     def __init__(self, url: str, *, migrate: bool = True, busy_timeout_s: float = 10.0):
         self.url = normalise_url(url)
         self.is_sqlite = self.url.startswith("sqlite")
+        self.learner = LOCAL_KEY  # whose sessions the queries read and write (see `scoped`)
         self.read_only_path: Path | None = None  # a SQLite file on a read-only file system
         try:
             if self.is_sqlite:
@@ -302,6 +321,58 @@ class Store:
         with self.engine.connect() as connection:
             return MigrationContext.configure(connection).get_current_revision()
 
+    # --- whose data ----------------------------------------------------------------------
+
+    def scoped(self, learner: Learner) -> Store:
+        """This store as one learner sees it: every query below reads and writes only their
+        sessions (and those sessions' turns and answers). It shares the engine, so it is cheap
+        to make on every page run, and never cached between visitors."""
+        scoped = copy.copy(self)
+        scoped.learner = learner.key
+        if not learner.is_local:
+            scoped.remember_learner(learner)
+        return scoped
+
+    def remember_learner(self, learner: Learner) -> None:
+        """Add the signed-in learner's row on their first visit; keep their email and name current."""
+        with self._session() as db:
+            row = db.get(LearnerRow, learner.key)
+            if row is None:
+                row = LearnerRow(id=learner.key, issuer=learner.issuer, subject=learner.subject)
+            elif (row.email, row.name) == (learner.email, learner.name):
+                return
+            row.email, row.name = learner.email, learner.name
+            db.add(row)
+            try:
+                db.commit()
+            except sa.exc.IntegrityError:  # another replica added them at the same moment
+                db.rollback()
+
+    def learners(self) -> list[LearnerRow]:
+        """Every learner with a row (the CLI's --user looks them up here)."""
+        with self._session() as db:
+            return list(db.exec(select(LearnerRow).order_by(col(LearnerRow.created_at))).all())
+
+    def _owned_sessions(self):
+        return select(PracticeSession.id).where(PracticeSession.learner_id == self.learner)
+
+    def _owned_turns(self):
+        return select(Turn.id).where(col(Turn.session_id).in_(self._owned_sessions()))
+
+    def _own_session(self, db: Session, session_id: str) -> PracticeSession:
+        """The learner's session; another learner's is as absent as one that never existed."""
+        row = db.get(PracticeSession, session_id)
+        if row is None or row.learner_id != self.learner:
+            raise SessionNotFoundError(f"no session {session_id!r}")
+        return row
+
+    def _own_turn(self, db: Session, turn_pk: int) -> Turn:
+        row = db.get(Turn, turn_pk)
+        if row is None:
+            raise SessionNotFoundError(f"turn {turn_pk} does not exist")
+        self._own_session(db, row.session_id)
+        return row
+
     # --- writes and reads ---------------------------------------------------------------
 
     @contextmanager
@@ -314,7 +385,8 @@ class Store:
             raise _storage_error(exc, self.url, self.read_only_path) from exc
 
     def create_session(self, card_id: str, persona_id: str, content_version: str) -> PracticeSession:
-        row = PracticeSession(card_id=card_id, persona_id=persona_id, content_version=content_version)
+        row = PracticeSession(card_id=card_id, persona_id=persona_id, content_version=content_version,
+                              learner_id=self.learner)
         with self._session() as db:
             db.add(row)
             db.commit()
@@ -323,6 +395,8 @@ class Store:
     def add_turn(self, session_id: str, position: int, turn_id: str, kind: str, prompt: str,
                  criterion: str | None = None, llm_json: str | None = None) -> Turn:
         """A new prompt at `position`; TurnPositionTakenError when another writer put one there first."""
+        with self._session() as db:
+            self._own_session(db, session_id)
         row = Turn(session_id=session_id, position=position, turn_id=turn_id, kind=kind,
                    prompt=prompt, criterion=criterion, llm_json=llm_json)
         self.check_file()
@@ -341,16 +415,14 @@ class Store:
     def _update_turn(self, turn_pk: int, expected_version: int | None = None, **values) -> Turn:
         """One UPDATE that bumps the turn's version; with `expected_version`, only where the turn
         is still at that version (ConcurrentAnswerError when another writer changed it first)."""
-        query = sa.update(Turn).where(col(Turn.id) == turn_pk)
+        query = sa.update(Turn).where(col(Turn.id) == turn_pk, col(Turn.session_id).in_(self._owned_sessions()))
         if expected_version is not None:
             query = query.where(col(Turn.version) == expected_version)
         query = query.values(**values, version=col(Turn.version) + 1)
         with self._session() as db:
             changed = db.connection().execute(query).rowcount  # a Connection gives the CursorResult
             db.commit()
-            row = db.get(Turn, turn_pk)
-            if row is None:
-                raise SessionNotFoundError(f"turn {turn_pk} does not exist")
+            row = self._own_turn(db, turn_pk)
             if not changed:
                 raise ConcurrentAnswerError(f"turn {turn_pk} was changed by another writer")
             db.refresh(row)
@@ -372,11 +444,10 @@ class Store:
         an answer, so its version is not bumped: a tab typing never makes another writer's
         answer to the turn lose its race (see `_update_turn`)."""
         with self._session() as db:
-            db.execute(sa.update(Turn).where(col(Turn.id) == turn_pk).values(draft=text))
+            db.execute(sa.update(Turn).where(col(Turn.id) == turn_pk, col(Turn.session_id).in_(
+                self._owned_sessions())).values(draft=text))
             db.commit()
-            row = db.get(Turn, turn_pk)
-            if row is None:
-                raise SessionNotFoundError(f"turn {turn_pk} does not exist")
+            row = self._own_turn(db, turn_pk)
             db.refresh(row)
             return row
 
@@ -389,6 +460,7 @@ class Store:
         """Keep an answer that was refused because another writer answered the turn first."""
         row = AnswerRevision(turn_id=turn_pk, answer_text=text, transcript_json=transcript_json, reason="concurrent")
         with self._session() as db:
+            self._own_turn(db, turn_pk)
             db.add(row)
             db.commit()
         return row
@@ -398,13 +470,16 @@ class Store:
         row = AnswerRevision(turn_id=turn.id, answer_text=turn.answer_text or "",
                              transcript_json=turn.transcript_json, scorecard_json=turn.scorecard_json)
         with self._session() as db:
+            self._own_turn(db, turn.id)
             db.add(row)
             db.commit()
         return row
 
     def revisions(self, turn_pk: int) -> list[AnswerRevision]:
         with self._session() as db:
-            query = select(AnswerRevision).where(AnswerRevision.turn_id == turn_pk).order_by(col(AnswerRevision.id))
+            query = (select(AnswerRevision).where(AnswerRevision.turn_id == turn_pk,
+                                                  col(AnswerRevision.turn_id).in_(self._owned_turns()))
+                     .order_by(col(AnswerRevision.id)))
             return list(db.exec(query).all())
 
     def delete_turn(self, turn_pk: int) -> None:
@@ -412,6 +487,7 @@ class Store:
         with self._session() as db:
             row = db.get(Turn, turn_pk)
             if row is not None:
+                self._own_session(db, row.session_id)
                 db.delete(row)
                 db.commit()
 
@@ -426,24 +502,21 @@ class Store:
 
     def finish_session(self, session_id: str) -> None:
         with self._session() as db:
-            row = db.get(PracticeSession, session_id)
-            if row is None:
-                raise SessionNotFoundError(f"no session {session_id!r}")
+            row = self._own_session(db, session_id)
             row.status, row.finished_at = "finished", utcnow()
             db.add(row)
             db.commit()
 
     def get_session(self, session_id: str) -> tuple[PracticeSession, list[Turn]]:
         with self._session() as db:
-            row = db.get(PracticeSession, session_id)
-            if row is None:
-                raise SessionNotFoundError(f"no session {session_id!r}")
+            row = self._own_session(db, session_id)
             turns = db.exec(select(Turn).where(Turn.session_id == session_id).order_by(col(Turn.position))).all()
             return row, list(turns)
 
     def list_sessions(self, limit: int = 200, card_id: str | None = None) -> list[PracticeSession]:
         with self._session() as db:
-            query = select(PracticeSession).order_by(col(PracticeSession.started_at).desc()).limit(limit)
+            query = (select(PracticeSession).where(PracticeSession.learner_id == self.learner)
+                     .order_by(col(PracticeSession.started_at).desc()).limit(limit))
             if card_id:
                 query = query.where(PracticeSession.card_id == card_id)
             return list(db.exec(query).all())
@@ -454,11 +527,25 @@ class Store:
             return out
         with self._session() as db:
             rows = db.exec(
-                select(Turn).where(col(Turn.session_id).in_(session_ids)).order_by(col(Turn.position))
+                select(Turn).where(col(Turn.session_id).in_(session_ids),
+                                   col(Turn.session_id).in_(self._owned_sessions())).order_by(col(Turn.position))
             ).all()
         for row in rows:
             out[row.session_id].append(row)
         return out
+
+    def forget_learner(self) -> list[str]:
+        """Delete every session of this learner, with its turns and kept answers; the other
+        learners' rows are untouched. Returns the recordings those turns named, for the caller
+        to remove from disk."""
+        with self._session() as db:
+            turns = db.exec(select(Turn).where(col(Turn.session_id).in_(self._owned_sessions()))).all()
+            recordings = [t.audio_path for t in turns if t.audio_path]
+            db.execute(sa.delete(AnswerRevision).where(col(AnswerRevision.turn_id).in_(self._owned_turns())))
+            db.execute(sa.delete(Turn).where(col(Turn.session_id).in_(self._owned_sessions())))
+            db.execute(sa.delete(PracticeSession).where(PracticeSession.learner_id == self.learner))
+            db.commit()
+        return recordings
 
 
 def _sqlite_pragmas(dbapi_connection, _record) -> None:

@@ -5,9 +5,8 @@
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
-
-import re2
 
 from scoring.models import CriterionResult, FeedbackItem, PitfallHit, Scorecard, SpeechTiming, Structure
 
@@ -16,7 +15,7 @@ if TYPE_CHECKING:
 
 SCORER_VERSION = "1.0.0"
 MAX_SCORED_CHARS = 20_000
-_WORDS = re2.compile(r"[\w'’/]+")
+_WORDS = re.compile(r"[\w'’/]+", re.ASCII)  # fixed and backtracking-free: stdlib re is safe and faster
 
 __all__ = ["SCORER_VERSION", "Scorecard", "SpeechTiming", "score", "is_trivial"]
 
@@ -73,6 +72,20 @@ def score(
         scorer_version=SCORER_VERSION,
         **derived_fields(card, turn.id, results, scored_text),
     )
+
+
+def parse_ahead(card: Card, answers: list[tuple[str | None, str]]) -> None:
+    """Before a batch of (turn, text) answers to one card is scored, parse as one batch the texts
+    whose scoring needs the grammar: each is scored once without the parse to find out (strong
+    answers are settled by the phrase lists), then the parser runs only on those."""
+    from scoring import grammar
+
+    turns = {turn.id for turn in card.turns}
+    with grammar.wanted_parses() as wanted:
+        for turn_id, text in answers:
+            if turn_id is None or turn_id in turns:  # an unknown turn is reported when its line is scored
+                score(card, turn_id, text)
+    grammar.prime(sorted(wanted))
 
 
 def derived_fields(card: Card, turn_id: str, results: dict[str, CriterionResult], text: str) -> dict:

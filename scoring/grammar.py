@@ -19,7 +19,7 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from functools import cache
 
@@ -172,7 +172,9 @@ def _looks_like_name(token) -> bool:
     text = token.text
     if token.tag_ != "NNP" or not (text[:1].isupper() and text[1:].islower() and text.isalpha()):
         return False
-    if lemma(text, "NOUN") in _words("role_nouns") or _TIME_WORDS.fullmatch(text):
+    if text.lower() in _words("not_names") or lemma(text, "NOUN") in _words("role_nouns"):
+        return False
+    if _TIME_WORDS.fullmatch(text):
         return False
     neighbours = [token.doc[i] for i in (token.i - 1, token.i + 1) if 0 <= i < len(token.doc)]
     return not any(n.like_num or n.tag_ == "NNP" and not n.text[:1].isupper() for n in neighbours)
@@ -205,12 +207,23 @@ def _is_named(token) -> bool:
     return True
 
 
+def _modifiers(token) -> int:
+    """How many words describe a noun, nested ones included: two in "the search indexing job"."""
+    count, stack = 0, [token]
+    while stack:
+        for child in stack.pop().children:
+            if child.dep_ in {"compound", "amod", "nmod"}:
+                count += 1
+                stack.append(child)
+    return count
+
+
 def _tense(pred, aux: list) -> tuple[str, str | None]:
     modal = next((_MODALS[a.text.lower()] for a in aux if a.text.lower() in _MODALS), None)
     aux_words = {a.text.lower() for a in aux}
     if modal == "will" or (aux_words & {"gonna"}):
         return "future", modal
-    if pred.tag_ == "VBG" and aux_words & {"am", "is", "are", "'m", "’m", "'re", "’re", "'s", "’s", "be"}:
+    if pred.tag_ == "VBG" and aux_words & {"am", "is", "are", "'m", "’m", "'re", "’re", "'s", "’s", "be", "been"}:
         if lemma(pred.text, "VERB") == "go" and any(c.dep_ == "xcomp" for c in pred.children):
             return "future", modal
         return "progressive", modal
@@ -247,12 +260,13 @@ def _is_predicate(token) -> bool:
 
 def _clauses_of(doc, base: int) -> list[Clause]:
     out = []
+    doc_text = doc.text  # spaCy joins the tokens again on every `doc.text`
     for sent in doc.sents:
         preds = [t for t in sent if _is_predicate(t)]
         nested = {p.i for p in preds}
         sentence = (base + sent.start_char, base + sent.end_char)
         question = sent.text.rstrip().endswith("?")
-        last = not doc.text[sent.end_char :].strip()
+        last = not doc_text[sent.end_char :].strip()
         for pred in preds:
             own = _subtree_tokens(pred, nested - {pred.i})
             aux = [c for c in pred.children if c.dep_ in {"aux", "auxpass"}]
@@ -263,7 +277,11 @@ def _clauses_of(doc, base: int) -> list[Clause]:
                 subject = next((c for c in carrier.children if c.dep_ in {"nsubj", "nsubjpass"}), None)
                 if not aux:
                     aux = [c for c in carrier.children if c.dep_ in {"aux", "auxpass"}]
-            implicit = subject is None and carrier.dep_ != "ROOT"  # "adding steps", "enabled by": no actor said
+            # "adding steps", "enabled by": no actor said; a verb opening its sentence ("Wrote the templates,
+            # still need …") is a logbook line whose actor is the speaker, unsaid
+            implicit = subject is None and carrier.dep_ != "ROOT" and not (
+                carrier.dep_ == "parataxis" or carrier.i == sent.start
+            )
             if pred.dep_ == "xcomp" and any(c.dep_ == "dobj" for c in pred.head.children):
                 subject, implicit = None, True  # "we told users to check it": the users check
             tense, modal = _tense(pred, aux)
@@ -306,18 +324,20 @@ def _clauses_of(doc, base: int) -> list[Clause]:
                 t.text
                 for t in own
                 if t.text in named
-                and (t.pos_ == "PROPN" or sum(c.dep_ in {"compound", "amod", "nmod"} for c in t.children) >= 2)
+                and (t.pos_ == "PROPN" or _modifiers(t) >= 2)
             )
             subject_named = subject is not None and _subject_kind(subject) == "thing" and _is_named(subject)
             if subject_named:
                 named = (subject.text, *named)
+                if _modifiers(subject) >= 2:
+                    detailed = (subject.text, *detailed)  # "the search indexing job is 70 percent done"
             others = any(
                 t.dep_ == "pobj"
                 and t.head.text.lower() in {"with", "alongside"}
                 and _subject_kind(t) in {"person", "role"}
                 for t in own
             ) or any(t.dep_ == "conj" and _subject_kind(t) in {"person", "role"} and t.head is subject for t in own)
-            text = doc.text[min(t.idx for t in own) : max(t.idx + len(t) for t in own)]
+            text = doc_text[min(t.idx for t in own) : max(t.idx + len(t) for t in own)]
             out.append(
                 Clause(
                     position=base + pred.idx,
@@ -336,8 +356,8 @@ def _clauses_of(doc, base: int) -> list[Clause]:
                     colleagues=tuple(
                         t.text
                         for t in own
-                        if _subject_kind(t) == "person"
-                        and (t.dep_ == "poss" or (t.dep_ == "pobj" and t.head.text.lower() == "by"))
+                        if (t.dep_ == "poss" or (t.dep_ == "pobj" and t.head.text.lower() == "by"))
+                        and _subject_kind(t) == "person"
                     ),
                     question=question,
                     last=last,
@@ -382,6 +402,22 @@ def unparsed():
         _parsing.reset(token)
 
 
+_wanted: contextvars.ContextVar[set[str] | None] = contextvars.ContextVar("wanted", default=None)
+
+
+@contextlib.contextmanager
+def wanted_parses() -> Iterator[set[str]]:
+    """Score without the parse, collecting the texts whose scoring asked for one. The batch path
+    scores each chunk this way first (about 0.7 ms an answer), then parses only those texts, as one
+    batch: most strong answers are settled by the phrase lists and never need the parser."""
+    wanted: set[str] = set()
+    token = _wanted.set(wanted)
+    try:
+        yield wanted
+    finally:
+        _wanted.reset(token)
+
+
 def read(text: str) -> list[Clause]:
     """Every clause of a text, in order (the parse is cached by the Answer that asks)."""
     if not _parsing.get():
@@ -389,12 +425,16 @@ def read(text: str) -> list[Clause]:
     text = text[:MAX_PARSED_CHARS]
     if (clauses := _primed.get(text)) is not None:
         return clauses
+    if (wanted := _wanted.get()) is not None:
+        wanted.add(text)
+        return []
     return _clauses_of(pipeline()(text), 0)
 
 
 def prime(texts: list[str]) -> None:
     """Parse a batch of texts ahead, as one batch (about half again as fast as one by one): the
-    batch path of `coach score --jsonl` calls this for each chunk of lines before scoring them."""
+    batch path of `coach score --jsonl` calls this for each chunk's texts that need a parse (found
+    with `wanted_parses`) before scoring them."""
     todo = list(dict.fromkeys(t[:MAX_PARSED_CHARS] for t in texts))[:MAX_PRIMED]
     _primed.clear()
     for text, doc in zip(todo, pipeline().pipe(todo, batch_size=64), strict=True):
@@ -409,8 +449,8 @@ _WORKERS = {"speaker", "team", "none"}
 def _done_work(c: Clause) -> bool:
     if c.negated or c.question or _stuck(c) or c.modal in {"would", "could", "should", "might", "may", "can", "must"}:
         return False
-    if c.verb in {"miss", "fail", "lose", "crash", "forget", "break", "skip"}:
-        return False  # "we missed two incidents": something that happened, not work done
+    if c.verb in {"miss", "fail", "lose", "crash", "forget", "break", "skip"} or _met_problem(c):
+        return False  # "we missed two incidents", "we hit a bug": something that happened, not work done
     if _announcement(c) or (c.verb in _words("meta_talk_verbs") - {"finish", "start", "add", "share"} and not c.named):
         return False
     if c.subject in _WORKERS and c.tense in {"past", "perfect"} and c.named:
@@ -454,9 +494,20 @@ def _timed_action(c: Clause) -> bool:
     return c.timed and bool(c.verb) and not c.negated and c.verb not in {"be", "have"} | _words("announcement_verbs")
 
 
+def _met_problem(c: Clause) -> bool:
+    """The work ran into something: "we hit an issue with the staging DB", "encountered a bug"."""
+    if c.negated or c.question or c.tense == "future" or c.verb not in _words("problem_verbs"):
+        return False
+    if c.verb in {"have", "get"} and c.tense not in {"present", "progressive"}:
+        return False  # "we had an issue" told as history, "got the bug fixed"
+    return bool(c.words & _words("problem_nouns"))
+
+
 def _stuck(c: Clause) -> bool:
     if c.question:
         return False
+    if _met_problem(c):
+        return True
     if c.state == "stuck" and not c.negated:
         return True
     can_not = c.negated and c.modal in {"can", "could"} and c.subject in _WORKERS
@@ -517,6 +568,12 @@ def _announcement(c: Clause) -> bool:
     if c.verb not in _words("announcement_verbs"):
         return False
     return c.subject in {"person", "role"} or bool(c.words & {"team", "company", "us"})
+
+
+def _pointed_question(c: Clause) -> bool:
+    """A question about one particular thing: a named product or term, a thing described in detail,
+    or a time ("Is the idea that we stabilize RPITIT before AFIT?"), not "Can you explain that again?"."""
+    return c.question and (bool(c.detailed) or c.timed) and c.subject != "speaker"
 
 
 def _question_to_group(c: Clause) -> bool:
@@ -659,6 +716,21 @@ def _fact_against(c: Clause) -> bool:
     return missing or harm or c.state == "stuck"
 
 
+_BEING = frozenset({"be", "get", "become", "seem", "sound", "look", "remain", "exist"})
+
+
+def _drawback(c: Clause) -> bool:
+    """A cost, risk or catch of the plan said plainly: 'the catch is …', 'there's a real risk that …',
+    'there are still open questions', 'that's a month of refactoring', 'it gets much harder'."""
+    if c.question or c.negated or c.subject in {"speaker", "listener", "team"} or c.verb not in _BEING:
+        return False
+    if c.words & _words("drawback_nouns") or {"open", "question"} <= c.words:
+        return True
+    if "of" in c.words and c.words & _words("time_costs"):
+        return True  # "a month of refactoring"
+    return bool(c.words & _words("drawback_states"))
+
+
 def _restates_meaning(c: Clause) -> bool:
     """Checking one's understanding: 'Are you saying …?', 'Is the idea that …?', 'If I understand, you …',
     'Am I right in inferring …?', 'did you mean X or Y?'."""
@@ -794,6 +866,30 @@ def _asks_because(c: Clause) -> bool:
 
 
 READINGS: dict[str, Reading] = {
+    "drawback": Reading(
+        "a cost, risk or catch of a plan said plainly, not as the speaker's feeling.",
+        _drawback,
+        (
+            "The catch is that the cache invalidation gets much harder.",
+            "There's a real risk that we lose the audit trail.",
+            "That's a month of refactoring.",
+            "To me it feels like there are still open questions.",
+            "Three months is extremely unrealistic.",
+        ),
+        ("It isn't risky.", "There's no real risk here.", "I'm worried.", "We can do it next month.",
+         "The migration is done."),
+    ),
+    "pointed_question": Reading(
+        "a question about one particular thing: a named term, a thing described in detail, or a time.",
+        _pointed_question,
+        (
+            "Is the idea that we could stabilize RPITIT quicker than AFIT?",
+            "Does the Thursday deadline still hold?",
+            "Is the new login service part of the March release?",
+        ),
+        ("Can you explain that again?", "What do you mean?", "Sorry, could you repeat the question?",
+         "Am I on the right track here?"),
+    ),
     "own_change": Reading(
         "a change the speaker made to the system, in the first person or as a logbook line with no subject.",
         _own_change,
@@ -972,8 +1068,10 @@ READINGS: dict[str, Reading] = {
     "stuck": Reading(
         "work that is stuck or waiting: a stuck state, 'can't', waiting on or blocked by something.",
         _stuck,
-        ("Staging key still broken.", "We can't deploy without the key.", "I'm waiting on the security review."),
-        ("The build is fixed.", "Can you review it?", "Nothing is broken."),
+        ("Staging key still broken.", "We can't deploy without the key.", "I'm waiting on the security review.",
+         "We hit an issue with the staging database.", "Encountered a bug in the exporter."),
+        ("The build is fixed.", "Can you review it?", "Nothing is broken.", "We didn't hit any issues.",
+         "We had a bug in the exporter last year."),
     ),
     "request_to_listener": Reading(
         "a question asking the listener to do something ('could you approve it?').",

@@ -49,7 +49,7 @@ case "$MODE" in
   app)
     apt_install espeak-ng
     python_env ""
-    exec "$VENV/bin/streamlit" run app.py --server.port "${PORT:-8501}" \
+    exec "$VENV/bin/coach" serve --server.port "${PORT:-8501}" \
       --server.headless true --browser.gatherUsageStats false "$@"
     ;;
   test)

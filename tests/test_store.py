@@ -15,7 +15,7 @@ from coach.store import Store
 
 def test_blank_database_is_migrated_to_head(database_url):
     store = Store(database_url)
-    assert store.revision() == "0006_turn_version"
+    assert store.revision() == "0007_learner"
     Store(database_url)  # opening again is a no-op
 
 
@@ -31,7 +31,7 @@ def test_upgrade_from_the_previous_schema_keeps_data(database_url):
             "VALUES ('s1', 0, 'main', 'question', 'Quick update?', 'I finished it.', 'answered', CURRENT_TIMESTAMP)"))
     old.engine.dispose()
     store = Store(database_url)
-    assert store.revision() == "0006_turn_version"
+    assert store.revision() == "0007_learner"
     row, turns = store.get_session("s1")
     assert not hasattr(row, "mode") and turns[0].answer_text == "I finished it." and turns[0].audio_path is None
     store.save_answer(turns[0].id, None, audio_path="/tmp/x.wav")
@@ -41,7 +41,7 @@ def test_upgrade_from_the_previous_schema_keeps_data(database_url):
 def test_migrations_are_recorded(database_url):
     store = Store(database_url)
     with store.engine.connect() as conn:
-        assert conn.execute(sa.text("SELECT version_num FROM alembic_version")).scalar() == "0006_turn_version"
+        assert conn.execute(sa.text("SELECT version_num FROM alembic_version")).scalar() == "0007_learner"
 
 
 @pytest.mark.skipif(os.geteuid() == 0, reason="root ignores file permissions")
@@ -103,7 +103,7 @@ def test_a_database_upgraded_to_the_turn_versions_first_name_is_rechained(databa
             "VALUES ('s1', 0, 'main', 'question', 'Quick update?', 'pending', CURRENT_TIMESTAMP, 3)"))
     old.engine.dispose()
     store = Store(database_url)
-    assert store.revision() == "0006_turn_version"
+    assert store.revision() == "0007_learner"
     turn = store.get_session("s1")[1][0]
     assert turn.version == 3 and turn.draft is None
     assert store.save_answer(turn.id, "Done.", expected_version=3).version == 4

@@ -16,6 +16,7 @@ COMMAND_MODULES = (
     "coach.cli.session_cmds",
     "coach.cli.voice_cmds",
     "coach.cli.llm_cmds",
+    "coach.cli.serve_cmd",
 )
 
 
@@ -36,8 +37,13 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser()
-    args = parser.parse_args(argv)
+    if argv[:1] == ["serve"] and argv[1:2] not in (["-h"], ["--help"]):  # Streamlit's options, as given
+        args = parser.parse_args(argv[:1])
+        args.passed_through = argv[1:]
+    else:
+        args = parser.parse_args(argv)
     try:
         return int(args.handler(args) or 0)
     except CoachError as exc:

@@ -10,7 +10,6 @@ from coach.cli import jsonl
 from coach.config import load_settings
 from coach.content import default_library, read_utf8, text_problem
 from coach.errors import CoachError, EmptyAnswerError
-from scoring.grammar import prime
 
 
 def register(subparsers) -> None:
@@ -53,6 +52,8 @@ def run(args) -> int:
         lambda item: _score_one(card, item.get("turn") or args.turn, item.get("text") or "", item.get("id"),
                                 args.llm, settings),
         optional=("turn",),
-        prepare=lambda items: prime([item["text"] for item in items if isinstance(item.get("text"), str)]),
+        prepare=lambda items: scoring.parse_ahead(
+            card, [(item.get("turn") or args.turn, item["text"]) for item in items if isinstance(item.get("text"), str)]
+        ),
     )
 

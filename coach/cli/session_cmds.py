@@ -6,13 +6,14 @@ import json
 import sys
 from pathlib import Path
 
+from coach.access import LOCAL, Learner
 from coach.config import load_settings
 from coach.content import as_text, default_library, not_utf8, text_problem
 from coach.errors import AnswerTooLongError, CoachError, ConcurrentAnswerError, EmptyAnswerError
 from coach.practice import Coach, PracticeView
 from coach.report import history
 from coach.session import PracticeEngine
-from coach.store import open_store
+from coach.store import Store, open_store
 
 
 def register(subparsers) -> None:
@@ -27,16 +28,41 @@ def register(subparsers) -> None:
     hist = subparsers.add_parser("history", help="past sessions, newest first")
     hist.add_argument("--format", choices=["json", "table"], default="table")
     hist.add_argument("--limit", type=int, default=200)
+    hist.add_argument("--user", help=USER_HELP)
     hist.set_defaults(handler=run_history)
 
     report = subparsers.add_parser("report", help="print a session's Markdown report")
     report.add_argument("session_id")
+    report.add_argument("--user", help=USER_HELP)
     report.set_defaults(handler=run_report)
 
 
-def _coach() -> Coach:
+USER_HELP = ("on a shared database, the signed-in learner whose sessions to read: their learner id, "
+             "subject or email (default: the local learner)")
+
+
+def find_learner(store: Store, who: str | None) -> Learner:
+    """The learner `--user` names: their id, their identity's subject, or their email (when only
+    one learner has it); the local learner without --user."""
+    if who is None or who == LOCAL.key:
+        return LOCAL
+    rows = store.learners()
+    found = [r for r in rows if r.id == who] or [r for r in rows if r.subject == who or
+                                                 (r.email or "").lower() == who.lower()]
+    if not found:
+        raise CoachError(f"no learner {who!r} in this database (give a learner id, subject or email)")
+    if len(found) > 1:
+        raise CoachError(f"{who!r} names {len(found)} learners (" + ", ".join(f"{r.id}: {r.issuer}" for r in found)
+                         + "); give the learner id")
+    row = found[0]
+    return Learner(row.id, row.issuer, row.subject, row.email, row.name)
+
+
+def _coach(who: str | None = None) -> Coach:
     settings = load_settings()
-    return Coach(PracticeEngine(default_library(), open_store(settings.database_url), settings))
+    store = open_store(settings.database_url)
+    learner = find_learner(store, who)
+    return Coach(PracticeEngine(default_library(), store.scoped(learner), settings.for_learner(learner)))
 
 
 def _say(text: str) -> None:
@@ -191,7 +217,8 @@ MAX_HISTORY = 1_000_000
 def run_history(args) -> int:
     if not 1 <= args.limit <= MAX_HISTORY:
         raise CoachError(f"--limit must be between 1 and {MAX_HISTORY:,}")
-    records = history(open_store(load_settings().database_url), limit=args.limit, library=default_library())
+    store = open_store(load_settings().database_url)
+    records = history(store.scoped(find_learner(store, args.user)), limit=args.limit, library=default_library())
     if args.format == "json":
         print(json.dumps(records, ensure_ascii=False, indent=2))
         return 0
@@ -206,5 +233,5 @@ def run_history(args) -> int:
 
 
 def run_report(args) -> int:
-    print(_coach().open(args.session_id).report())
+    print(_coach(args.user).open(args.session_id).report())
     return 0

@@ -1,4 +1,7 @@
-"""Process-wide resources for the app, cached across reruns and sessions."""
+"""Process-wide resources for the app, cached across reruns and sessions, and the learner each
+page run is for. The caches hold only what every visitor shares (the built-in content, the
+database engine): the signed-in learner's store, folders and personal cards are made per run.
+"""
 
 from __future__ import annotations
 
@@ -6,6 +9,8 @@ from pathlib import Path
 
 import streamlit as st
 
+from coach import access
+from coach.access import Learner
 from coach.config import Settings, load_settings
 from coach.content import Library, load_library, markdown_files
 from coach.practice import Coach
@@ -13,10 +18,10 @@ from coach.session import PracticeEngine
 from coach.store import Store, open_store
 
 
-def _content_signature(settings: Settings) -> tuple:
+def _content_signature(folders: tuple) -> tuple:
     """Changes when any content or persona file changes, so edits show without a restart."""
     files = []
-    for folder in (*settings.content_dirs, *settings.persona_dirs, settings.cards_dir):
+    for folder in folders:
         for path in markdown_files(Path(folder)):
             try:
                 stat = path.stat()
@@ -28,17 +33,43 @@ def _content_signature(settings: Settings) -> tuple:
 
 
 @st.cache_resource(show_spinner=False)
-def _library(signature: tuple, content_dirs: tuple, persona_dirs: tuple, cards_dir: Path) -> Library:
-    return load_library(content_dirs, persona_dirs, personal_paths=(cards_dir,))
+def _library(signature: tuple, content_dirs: tuple, persona_dirs: tuple, cards_dirs: tuple) -> Library:
+    return load_library(content_dirs, persona_dirs, personal_paths=cards_dirs)
+
+
+def sign_in_configured() -> bool:
+    """An `[auth]` section in one of the secrets files Streamlit reads (`secrets.files`)."""
+    return access.auth_configured(st.get_option("secrets.files") or [])
+
+
+def learner() -> Learner:
+    """Whose data this page run reads and writes: the signed-in identity (issuer and subject),
+    or the local learner when sign-in is not configured."""
+    if not sign_in_configured():
+        return access.LOCAL
+    user = st.user
+    if not user.is_logged_in:  # app.py shows the sign-in page before any page runs
+        raise RuntimeError("no learner: sign-in is configured and nobody is signed in")
+    return access.signed_in(str(user.get("iss") or ""), str(user.get("sub") or ""),
+                            user.get("email"), user.get("name"))
 
 
 def settings() -> Settings:
-    return load_settings()
+    """The settings of this run's learner (their recordings and cards folders)."""
+    current = load_settings()
+    return current.for_learner(learner()) if sign_in_configured() else current
 
 
 def library() -> Library:
     current = settings()
-    return _library(_content_signature(current), current.content_dirs, current.persona_dirs, current.cards_dir)
+    shared = (*current.content_dirs, *current.persona_dirs)
+    if current.learner.is_local:  # one learner: their cards are cached with the content
+        cards = (current.cards_dir,)
+        return _library(_content_signature((*shared, *cards)), current.content_dirs, current.persona_dirs, cards)
+    if not markdown_files(current.cards_dir):
+        return _library(_content_signature(shared), current.content_dirs, current.persona_dirs, ())
+    # a signed-in learner's own cards are never put in a cache that every visitor shares
+    return load_library(current.content_dirs, current.persona_dirs, personal_paths=(current.cards_dir,))
 
 
 @st.cache_resource(show_spinner="Opening the practice database …")
@@ -47,7 +78,9 @@ def _store(url: str) -> Store:
 
 
 def store() -> Store:
-    return _store(settings().database_url)
+    """The store as this run's learner sees it: only their sessions."""
+    current = settings()
+    return _store(current.database_url).scoped(current.learner)
 
 
 def engine() -> PracticeEngine:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from functools import cache
 
 import re2
 from pydantic import Field, field_validator
@@ -23,11 +24,16 @@ class Concept(Params):
         """The name and synonyms, with spaces and hyphens between words made interchangeable
         and optional ("all-reduce", "all reduce", "allreduce"), and the name's last word
         inflected ("reranker" also finds "rerankers")."""
-        words = [w for w in self.name.replace("-", " ").split(" ") if w]
-        *head, last = words
-        tail = "{" + last + "}" if last.isalpha() and last.islower() else re2.escape(last)
-        name = "[-\\s]?".join([*(re2.escape(w) for w in head), tail])
-        return tuple(flexible_separators(p) for p in (name, *self.synonyms))
+        return _concept_patterns(self.name, tuple(self.synonyms))
+
+
+@cache
+def _concept_patterns(name: str, synonyms: tuple[str, ...]) -> tuple[str, ...]:
+    words = [w for w in name.replace("-", " ").split(" ") if w]
+    *head, last = words
+    tail = "{" + last + "}" if last.isalpha() and last.islower() else re2.escape(last)
+    pattern = "[-\\s]?".join([*(re2.escape(w) for w in head), tail])
+    return tuple(flexible_separators(p) for p in (pattern, *synonyms))
 
 
 def flexible_separators(pattern: str) -> str:
@@ -77,8 +83,9 @@ class KeyConcepts(Detector):
     def detect(self, answer: Answer, params: KeyConceptsParams, turn_id: str) -> Hit:
         covered, evidence = [], []
         for concept in params.concepts:
+            patterns = compiled(concept.patterns())
             for sentence in answer.sentences:
-                match = compiled(concept.patterns()).search(sentence.text)
+                match = patterns.search(sentence.text)
                 if match:
                     covered.append(concept.name)
                     evidence.append(sentence.text[match.start() : match.end()])

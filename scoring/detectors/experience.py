@@ -175,6 +175,12 @@ def _teamwork_regexes(extra: tuple[str, ...]):
     )
 
 
+# verbs that do not make the speaker's own part ("I mostly used it" beside the team's work)
+_NOT_ACTING = frozenset(
+    {"", "be", "think", "feel", "guess", "know", "remember", "believe", "want", "like", "hope", "use"}
+)
+
+
 class Teamwork(Detector):
     type = "teamwork"
     Params = ExtraPatterns
@@ -187,7 +193,10 @@ class Teamwork(Detector):
 
     def detect(self, answer, params, turn_id):
         together, others, named, speaker = _teamwork_regexes(tuple(params.extra_patterns))
-        speaker_acted = speaker.search(answer.text) is not None
+        speaker_acted = speaker.search(answer.text) is not None or any(
+            clause.subject == "speaker" and not clause.negated and clause.verb not in _NOT_ACTING
+            for clause in answer.grammar  # "my job was to evaluate it", "I found the bottleneck"
+        )
         found = []
         for sentence in answer.sentences:
             match = together.search(sentence.text)

@@ -5,7 +5,7 @@ import streamlit as st
 from coach.errors import CoachError
 from coach.progress import counted, criterion_progress, session_label, weak_skills
 from coach.report import history
-from coach.ui import state, widgets
+from coach.ui import account, state, widgets
 
 st.title("History")
 library = state.library()
@@ -15,6 +15,8 @@ except CoachError as exc:
     widgets.error(str(exc))
     st.stop()
 tz = state.timezone()
+if (deleted := st.session_state.pop("deleted-my-data", None)) is not None:
+    st.success(f"All your data was deleted ({deleted} session(s) and their recordings).")
 if not records:
     st.info("No sessions yet. Start one on the Start page.")
     st.stop()
@@ -90,6 +92,7 @@ if view is None:
         st.chat_message("assistant").markdown(widgets.escape_md(turn["prompt"]))
         if turn["answer"]:
             st.chat_message("user").text(turn["answer"])
+    account.your_data()
     st.stop()
 for index, turn in enumerate(view.turns):
     with st.chat_message("assistant"):
@@ -103,3 +106,4 @@ for index, turn in enumerate(view.turns):
                                       session=view.result, delta=view.feedback[index].delta)
 st.download_button("Download the report (Markdown)", view.report(korean),
                    file_name=f"rehearse-{view.card.id}-{session_id[:8]}.md", mime="text/markdown")
+account.your_data()

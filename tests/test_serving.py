@@ -1,0 +1,142 @@
+"""Safe by default: without sign-in the app serves on loopback only; asked to serve on another
+address it refuses with one line, unless anonymous use is allowed (COACH_ALLOW_ANONYMOUS=1)."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+from streamlit import config as streamlit_config
+from streamlit.testing.v1 import AppTest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from test_bad_input import _listening_addresses  # noqa: E402
+
+from coach.access import auth_configured, is_loopback, serving_refusal  # noqa: E402
+from tests.conftest import COACH, REPO  # noqa: E402
+
+AUTH = """[auth]
+redirect_uri = "http://127.0.0.1:8501/oauth2callback"
+cookie_secret = "a-long-random-string-only-the-server-knows"
+client_id = "rehearse"
+client_secret = "rehearse-secret"
+server_metadata_url = "http://127.0.0.1:9400/.well-known/openid-configuration"
+"""
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@pytest.mark.parametrize("address", ["127.0.0.1", "127.0.0.2", "localhost", "::1", "[::1]"])
+def test_loopback_addresses(address):
+    assert is_loopback(address) and serving_refusal(address, sign_in=False, allow_anonymous=False) is None
+
+
+@pytest.mark.parametrize("address", ["0.0.0.0", "::", "", None, "10.1.2.3", "rehearse.example.com"])
+def test_other_addresses_need_sign_in_or_an_explicit_allowance(address):
+    refusal = serving_refusal(address, sign_in=False, allow_anonymous=False)
+    assert refusal is not None and "\n" not in refusal
+    assert "[auth]" in refusal and "COACH_ALLOW_ANONYMOUS=1" in refusal
+    assert serving_refusal(address, sign_in=True, allow_anonymous=False) is None
+    assert serving_refusal(address, sign_in=False, allow_anonymous=True) is None
+
+
+def test_sign_in_is_configured_by_an_auth_section(tmp_path):
+    secrets = tmp_path / "secrets.toml"
+    assert not auth_configured([secrets])  # absent
+    secrets.write_text('api_key = "x"\n')
+    assert not auth_configured([secrets])
+    broken = tmp_path / "broken.toml"
+    broken.write_text("[auth\n")
+    secrets.write_text(AUTH)
+    assert auth_configured([broken, secrets])
+
+
+def _serve(tmp_path, port: int, *flags: str, **env) -> subprocess.Popen:
+    environment = {k: v for k, v in os.environ.items() if not k.startswith("STREAMLIT_")}
+    environment.update(COACH_DATA_DIR=str(tmp_path / "data"), **env)
+    return subprocess.Popen([COACH, "serve", "--server.port", str(port), *flags], cwd=REPO, env=environment,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def test_serve_refuses_a_non_loopback_address_without_sign_in(tmp_path):
+    port = free_port()
+    server = _serve(tmp_path, port, "--server.address", "0.0.0.0")
+    _out, err = server.communicate(timeout=60)
+    assert server.returncode == 2
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("coach: Rehearse will not serve on 0.0.0.0 without sign-in")
+    assert "COACH_ALLOW_ANONYMOUS=1" in lines[0] and "--secrets.files" in lines[0]
+    assert _listening_addresses(port) == []
+
+
+def test_serve_on_another_address_with_anonymous_use_allowed(tmp_path):
+    port = free_port()
+    server = _serve(tmp_path, port, "--server.address=0.0.0.0", COACH_ALLOW_ANONYMOUS="1")
+    try:
+        listening: list[str] = []
+        deadline = time.monotonic() + 90
+        while not listening and time.monotonic() < deadline and server.poll() is None:
+            time.sleep(0.5)
+            listening = _listening_addresses(port)
+        assert set(listening) == {"0.0.0.0"}, (listening, server.poll())
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=30) as reply:
+            assert reply.status == 200
+    finally:
+        server.terminate()
+        server.wait(30)
+
+
+def test_serve_with_sign_in_configured_may_use_another_address(tmp_path):
+    """The check reads the secrets file named with --secrets.files; bad options still reach Streamlit."""
+    secrets = tmp_path / "secrets.toml"
+    secrets.write_text(AUTH)
+    server = _serve(tmp_path, free_port(), "--server.address", "0.0.0.0", "--secrets.files", str(secrets),
+                    "--server.noSuchOption", "1")
+    _out, err = server.communicate(timeout=60)
+    assert "will not serve" not in err and "no such option" in err.lower()  # Streamlit's own refusal
+
+
+@pytest.fixture
+def streamlit_option():
+    changed: dict[str, object] = {}
+
+    def set_option(name: str, value) -> None:
+        changed.setdefault(name, streamlit_config.get_option(name))
+        streamlit_config.set_option(name, value)
+
+    yield set_option
+    for name, value in changed.items():
+        streamlit_config.set_option(name, value)
+
+
+def test_the_app_itself_refuses_when_started_on_another_address(streamlit_option, monkeypatch):
+    """`streamlit run app.py --server.address 0.0.0.0` (not through `coach serve`): no page is served."""
+    streamlit_option("server.address", "0.0.0.0")
+    at = AppTest.from_file(str(REPO / "app.py"), default_timeout=60).run()
+    assert not at.exception
+    assert len(at.error) == 1 and "COACH\\_ALLOW\\_ANONYMOUS=1" in at.error[0].value
+    assert not at.title  # no page ran
+    monkeypatch.setenv("COACH_ALLOW_ANONYMOUS", "1")
+    at = AppTest.from_file(str(REPO / "app.py"), default_timeout=60).run()
+    assert not at.exception and not at.error and at.title[0].value
+
+
+def test_with_sign_in_configured_a_visitor_sees_only_the_sign_in_page(streamlit_option, tmp_path):
+    secrets = tmp_path / "secrets.toml"
+    secrets.write_text(AUTH)
+    streamlit_option("server.address", "0.0.0.0")
+    streamlit_option("secrets.files", [str(secrets)])
+    at = AppTest.from_file(str(REPO / "app.py"), default_timeout=60).run()
+    assert not at.exception and not at.error
+    assert [t.value for t in at.title] == ["Rehearse"]
+    assert [b.label for b in at.button] == ["Sign in"]
