@@ -94,3 +94,11 @@ class LLMServerError(CoachError):
 class PersonalCardError(ContentError):
     """A personal card cannot be made, changed or removed (bad question, unknown rubric, a
     built-in card, an unwritable data dir); nothing was written."""
+
+
+class DuplicateTitleError(PersonalCardError):
+    """The learner already has a card of that title (`card_id`); the app offers that one."""
+
+    def __init__(self, message: str, card_id: str | None = None):
+        super().__init__(message)
+        self.card_id = card_id

@@ -29,7 +29,7 @@ import yaml
 
 from coach.config import Settings
 from coach.content import REMOVED_FOLDER, Card, Library, Problem, parse_card, text_problem
-from coach.errors import PersonalCardError, UnknownCardError
+from coach.errors import DuplicateTitleError, PersonalCardError, UnknownCardError
 
 
 @dataclass(frozen=True)
@@ -130,6 +130,17 @@ def parse_terms(text: str | None) -> list[str]:
     return terms
 
 
+def questions_from(text: str) -> list[str]:
+    """Pasted text as questions, one per non-empty line (the app's box: several at once)."""
+    if problem := text_problem(text):
+        raise PersonalCardError(f"the text {problem}")
+    questions = [line.strip() for line in text.replace("\r\n", "\n").replace("\r", "\n").split("\n")]
+    questions = [q for q in questions if q]
+    if not questions:
+        raise PersonalCardError("the question is empty; type the question you want to practise")
+    return questions
+
+
 def title_from(question: str) -> str:
     """A title from the question: its first line, cut at a word near MAX_TITLE_CHARS."""
     return _shorten(" ".join(question.splitlines()[0].split()) if question else question, 80)
@@ -150,7 +161,7 @@ _MARKUP = re.compile(r"<[^>]*>|[`*_#|~\\\[\]<>!]")
 def plain(text: str) -> str:
     """Text as a follow-up may say it: one line, no Markdown or HTML marks, links or URLs."""
     text = _URL.sub("", _LINK.sub(r"\1", text))
-    return " ".join(_MARKUP.sub(" ", text).split())
+    return re.sub(r" ([?.!,;:])", r"\1", " ".join(_MARKUP.sub(" ", text).split()))
 
 
 def quoted(question: str) -> str | None:
@@ -282,6 +293,11 @@ _MEETING_SITUATION = ("A meeting of your own: your colleague opens with the line
                       "내가 쓴 상황으로 연습하는 회의입니다. 동료의 첫 말에 {label_ko}(으)로 답하세요.")
 
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+!|<>~$&])")
+OUTLINE_TITLE = "The outline you kept for this question"
+OUTLINE_MARK = "→"  # starts each point of the outline (a model answer's lines are read as one text)
+MAX_OUTLINE_POINTS = 8
+MAX_OUTLINE_CHARS = 240
+
 
 
 def _escape_md(text: str) -> str:
@@ -296,6 +312,7 @@ class CardSpec:
     question: str
     title: str
     terms: list[str] = field(default_factory=list)
+    outline: list[str] = field(default_factory=list)  # concept: a model-answer outline the learner accepted
 
 
 def _template(library: Library, rub: Rubric) -> Card | None:
@@ -360,6 +377,9 @@ def render(card_id: str, spec: CardSpec, library: Library) -> str:
         else:
             body += ["- The mechanism, a number on it, and what it costs (no terms were listed)."]
         body += ["", "## Model answers", "", _STORY_ANSWER if rub.name == "story" else _CONCEPT_ANSWER]
+        if spec.outline:
+            body += [f"### {OUTLINE_TITLE}", "", *(f"{OUTLINE_MARK} {_escape_md(point)}" for point in spec.outline),
+                     "", "> Suggested by the language model and kept by you: an outline, not an answer.", ""]
     dumped = yaml.safe_dump(front, sort_keys=False, allow_unicode=True, width=100, default_flow_style=False)
     return f"---\n{dumped}---\n\n" + "\n".join(body).rstrip() + "\n"
 
@@ -384,7 +404,27 @@ def spec_of(card: Card) -> CardSpec:
     for criterion in card.criteria:
         if criterion.detector.type == "key_concepts":
             terms = [str(c.get("name")) for c in criterion.detector.params.get("concepts", [])]
-    return CardSpec(name, card.turns[0].prompt, card.title, terms)
+    outline: list[str] = []
+    for answer in card.model_answers:
+        if answer.title == OUTLINE_TITLE:
+            points = (re.sub(r"\\(.)", r"\1", p).strip() for p in answer.text.split(OUTLINE_MARK))
+            outline = [p for p in points if p]
+    return CardSpec(name, card.turns[0].prompt, card.title, terms, outline)
+
+
+def clean_outline(points: list[str]) -> list[str]:
+    """Outline points as one plain line each (no Markdown, no links), empty ones dropped."""
+    cleaned = []
+    for point in points:
+        text = plain(point).replace(OUTLINE_MARK, "-")
+        if not text:
+            continue
+        if len(text) > MAX_OUTLINE_CHARS:
+            raise PersonalCardError(f"an outline point is {len(text)} characters; at most {MAX_OUTLINE_CHARS}")
+        cleaned.append(text)
+    if len(cleaned) > MAX_OUTLINE_POINTS:
+        raise PersonalCardError(f"{len(cleaned)} outline points; at most {MAX_OUTLINE_POINTS}")
+    return cleaned
 
 
 # --- files -------------------------------------------------------------------------------
@@ -455,10 +495,38 @@ class Created:
                 "title": self.card.title, "criteria": [c.id for c in self.card.criteria], "personal": True}
 
 
+def mine(library: Library) -> list[Card]:
+    """The learner's own cards, as the library lists them."""
+    return [c for c in library.cards.values() if c.personal]
+
+
+def rubric_of(card: Card) -> Rubric | None:
+    return next((RUBRICS[t] for t in card.tags if t in RUBRICS), None)
+
+
+def _same_title(library: Library, title: str, other_than: str | None = None) -> Card | None:
+    key = title.casefold()
+    return next((c for c in mine(library) if c.title.casefold() == key and c.id != other_than), None)
+
+
+def _refuse_same_titles(library: Library, titles: list[str], other_than: str | None = None) -> None:
+    seen: set[str] = set()
+    for title in titles:
+        same = _same_title(library, title, other_than)
+        if same is not None:
+            raise DuplicateTitleError(f"you already have a card titled {title!r} ({same.id}); practise that one, "
+                                      "or word this one differently", same.id)
+        if title.casefold() in seen:
+            raise DuplicateTitleError(f"the question {title!r} is given twice; keep one of them")
+        seen.add(title.casefold())
+
+
 def create(library: Library, settings: Settings, rubric_name: str, questions: list[str],
-           title: str | None = None, terms: str | None = None) -> list[Created]:
+           title: str | None = None, terms: str | None = None, unique_titles: bool = False,
+           outline: list[str] | None = None) -> list[Created]:
     """One personal card per question. Every input is checked before anything is written, so a
-    bad one leaves no card behind; the new cards are added to `library`."""
+    bad one leaves no card behind; the new cards are added to `library`. With `unique_titles`
+    (the app), a title another of the learner's cards has is refused instead of given a new id."""
     rub = rubric(rubric_name)
     if not questions:
         raise PersonalCardError("give the question to practise with --question")
@@ -469,7 +537,12 @@ def create(library: Library, settings: Settings, rubric_name: str, questions: li
     term_list = parse_terms(terms)
     if term_list and rub.name != "concept":
         raise PersonalCardError(f"--terms is for the concept rubric; {rub.name!r} does not use them")
+    outline_points = clean_outline(outline or [])
+    if outline_points and rub.name != "concept":
+        raise PersonalCardError(f"a model-answer outline is for the concept rubric; {rub.name!r} has its own")
     titles = [clean_title(title)] if title is not None else [title_from(q) for q in cleaned]
+    if unique_titles:
+        _refuse_same_titles(library, titles)
     folder = settings.cards_dir
     taken = _taken(library, folder)
     planned = []
@@ -477,7 +550,7 @@ def create(library: Library, settings: Settings, rubric_name: str, questions: li
         card_id = unique_id(card_title, taken)
         taken.add(card_id)
         path = folder / f"{card_id}.md"
-        text = render(card_id, CardSpec(rub.name, question, card_title, term_list), library)
+        text = render(card_id, CardSpec(rub.name, question, card_title, term_list, outline_points), library)
         planned.append((path, text, _check(path, text, library)))
     _ensure_folder(folder)
     created = []
@@ -499,9 +572,9 @@ def _personal(library: Library, card_id: str) -> Card:
 
 
 def edit(library: Library, settings: Settings, card_id: str, question: str | None = None,
-         title: str | None = None, terms: str | None = None) -> Created:
+         title: str | None = None, terms: str | None = None, unique_titles: bool = False) -> Created:
     """The card re-made with a new question, title or terms; its id (and so its past sessions)
-    stay the same."""
+    stay the same. `unique_titles` as for `create`."""
     card = _personal(library, card_id)
     spec = spec_of(card)
     if question is not None:
@@ -512,6 +585,8 @@ def edit(library: Library, settings: Settings, card_id: str, question: str | Non
         if spec.rubric != "concept":
             raise PersonalCardError(f"--terms is for the concept rubric; {card_id!r} is {spec.rubric!r}")
         spec.terms = parse_terms(terms)
+    if unique_titles:
+        _refuse_same_titles(library, [spec.title], other_than=card.id)
     path = Path(card.path)
     text = render(card.id, spec, library)
     new = _check(path, text, library)

@@ -52,7 +52,8 @@ def status_text(record: dict) -> str:
 def session_label(record: dict, library: Library, tz: tzinfo | None = None) -> str:
     """'1 Dec 06:53 · Optimizing training … · 4 of 6 · finished' for pickers and lists."""
     card = library.cards.get(record["card"])
-    title = card.title if card else record["card"]
+    removed = library.removed.get(record["card"])  # a personal card the learner deleted
+    title = card.title if card else f"{removed.title} (deleted card)" if removed else record["card"]
     result = record.get("result") or {}
     score = f" · {result['met']} of {result['of']}" if answered(record) and result.get("of") else ""
     return f"{when(record['started_at'], tz)} · {title}{score} · {status_text(record)}"

@@ -30,15 +30,17 @@ def _audio(text: str, persona: Persona, rate: int, autoplay: bool = False) -> bo
     return True
 
 
-def persona_line(text: str, persona: Persona, *, current: bool, korean_text: str | None, key: str) -> None:
-    """One line of the persona, with its player; the current line plays by itself when asked."""
+def persona_line(text: str, persona: Persona, *, current: bool, korean_text: str | None, key: str,
+                 literal: bool = False) -> None:
+    """One line of the persona, with its player; the current line plays by itself when asked.
+    `literal`: the line quotes the learner's own text (a personal card), shown as typed."""
     voice_on = state.audio_on()
     hide = current and voice_on and state.hide_text()
     if hide:
         # the page cannot know when the audio ends, so it never says "is speaking"
         st.markdown(f"🔊 **{persona.name}'s line** — listen first (play it again below), then answer.")
     else:
-        st.markdown(f"**{persona.name}:** {widgets.stage_directions(text)}")
+        st.markdown(f"**{persona.name}:** {widgets.line(text, literal)}")
     played = voice_on and _audio(text, persona, persona.voice.rate, autoplay=current and state.autoplay())
     if not current:
         return
@@ -49,7 +51,7 @@ def persona_line(text: str, persona: Persona, *, current: bool, korean_text: str
         return
     with st.expander(" · ".join(parts)):
         if hide:
-            st.markdown(widgets.stage_directions(text))
+            st.markdown(widgets.line(text, literal))
         if played:
             _audio(text, persona, max(80, int(persona.voice.rate * SLOWER)))
         if korean_text:

@@ -93,7 +93,7 @@ def _start_form(coach: Coach, kind: str) -> None:
     unfinished = coach.latest_active(kind)
     if unfinished is not None and unfinished.answered:
         label = unfinished.label(state.timezone())
-        st.info(f"You have an unfinished session: {label}")
+        st.info(f"You have an unfinished session: {widgets.escape_md(label)}")
         if st.button("Resume it", type="primary", key=f"{kind}-resume"):
             _open(kind, unfinished.id)
     requested = st.query_params.get("card")
@@ -140,7 +140,7 @@ def _conversation(coach: Coach, view: PracticeView, kind: str) -> None:
     korean = state.korean()
     card, persona = view.card, view.persona
     result = view.result
-    st.markdown(f"**{widgets.title(card, korean)}** — with {persona.name}, {persona.role}")
+    st.markdown(f"**{widgets.title_md(card, korean)}** — with {persona.name}, {persona.role}")
     _so_far(result, view, korean)
     last = view.newest
     # the newest exchange (the last answer with its feedback, then the prompt after it) comes
@@ -198,7 +198,8 @@ def _prompt(view: PracticeView, turn: Turn) -> None:
         if current and card.several_moments and turn.kind == "question":
             number = [t.id for t in card.turns].index(turn.turn_id) + 1
             st.caption(f"Moment {number} of {len(card.turns)}: {card.turn_label(turn.turn_id, state.korean())}")
-        listening.persona_line(turn.prompt, view.persona, current=current, korean_text=hint, key=f"line-{turn.id}")
+        listening.persona_line(turn.prompt, view.persona, current=current, korean_text=hint, key=f"line-{turn.id}",
+                               literal=card.personal)
         if current and turn.kind == "question" and card.kind == "interview" and card.estimated_seconds:
             st.caption(f"Aim for about {card.estimated_seconds} seconds: one real project, in your own words.")
         if current and turn.kind == "retell":

@@ -12,7 +12,7 @@ import streamlit as st
 from coach import access
 from coach.access import Learner
 from coach.config import Settings, load_settings
-from coach.content import Library, load_library, markdown_files
+from coach.content import REMOVED_FOLDER, Library, load_library, markdown_files
 from coach.practice import Coach
 from coach.session import PracticeEngine
 from coach.store import Store, open_store
@@ -63,10 +63,13 @@ def settings() -> Settings:
 def library() -> Library:
     current = settings()
     shared = (*current.content_dirs, *current.persona_dirs)
+    # the removed cards count too: their sessions still open in full (History)
+    removed = current.cards_dir / REMOVED_FOLDER
     if current.learner.is_local:  # one learner: their cards are cached with the content
         cards = (current.cards_dir,)
-        return _library(_content_signature((*shared, *cards)), current.content_dirs, current.persona_dirs, cards)
-    if not markdown_files(current.cards_dir):
+        return _library(_content_signature((*shared, *cards, removed)), current.content_dirs, current.persona_dirs,
+                        cards)
+    if not markdown_files(current.cards_dir) and not markdown_files(removed):
         return _library(_content_signature(shared), current.content_dirs, current.persona_dirs, ())
     # a signed-in learner's own cards are never put in a cache that every visitor shares
     return load_library(current.content_dirs, current.persona_dirs, personal_paths=(current.cards_dir,))

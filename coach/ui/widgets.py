@@ -91,6 +91,11 @@ def title(card: Card, korean: bool) -> str:
     return f"{card.title} · {card.title_ko}" if korean and card.title_ko else card.title
 
 
+def title_md(card: Card, korean: bool) -> str:
+    """The title for Markdown: a personal card's title is the learner's text, shown as written."""
+    return line(title(card, korean), literal=True)
+
+
 def label(text: str, text_ko: str, korean: bool) -> str:
     return f"{text} · {text_ko}" if korean and text_ko else text
 
@@ -136,6 +141,20 @@ def turn_feedback(card: Card, result: SessionResult, delta: TurnDelta, korean: b
 def stage_directions(text: str) -> str:
     """Author text with its stage directions ("[the audio breaks up]") in italics."""
     return re.sub(r"\[([^\[\]]+)\]", r"*(\1)*", text)
+
+
+# where Markdown would turn a bare URL or e-mail address into a link; an invisible word joiner
+# there keeps it text (the renderer links them even when escaped)
+_AUTOLINK = re.compile(r"(?<=[A-Za-z])(?=://)|(?<=\bwww)(?=\\?\.)|(?=@)", re.IGNORECASE)
+WORD_JOINER = "\u2060"
+
+
+def line(text: str, literal: bool = False) -> str:
+    """A prompt as Markdown: `literal` (a personal card's, the learner's own words) escaped so
+    Markdown, HTML or a URL in it shows as typed; author text with its stage directions in italics."""
+    if not literal:
+        return stage_directions(text)
+    return _AUTOLINK.sub(WORD_JOINER, escape_md(text))
 
 
 def next_steps(items, korean: bool) -> None:
@@ -242,7 +261,7 @@ def card_preview(card: Card, korean: bool, author: bool = False) -> None:
     st.markdown(situation(card, korean))
     for turn in card.turns:
         name = "Question" if card.kind == "interview" else card.turn_label(turn.id, korean)
-        st.markdown(f"**{name}:** {stage_directions(turn.prompt)}")
+        st.markdown(f"**{name}:** {line(turn.prompt, card.personal)}")
         if turn.prompt_ko and korean:
             st.caption(turn.prompt_ko)
     st.markdown("**What a good answer shows**")
@@ -258,7 +277,7 @@ def card_preview(card: Card, korean: bool, author: bool = False) -> None:
     with st.expander("For authors: turns and rubric", expanded=False):
         st.caption(f"id: {card.id} · persona: {card.persona}")
         for turn in card.turns:
-            st.markdown(f"**{turn.id}** — {turn.prompt}")
+            st.markdown(f"**{turn.id}** — {line(turn.prompt, card.personal)}")
             for variant in turn.variants:
                 st.caption(f"variant: {variant}")
         st.table(

@@ -26,7 +26,7 @@ if active:
     st.markdown("##### Unfinished sessions")
     for record in active[:5]:
         cols = st.columns([4, 1])
-        cols[0].markdown(session_label(record, library, tz))
+        cols[0].markdown(widgets.escape_md(session_label(record, library, tz)))
         if cols[1].button("Resume", key=f"resume-{record['id']}"):
             kind = library.cards[record["card"]].kind
             state.remember_session(kind, record["id"])
@@ -95,7 +95,9 @@ session_id: str = st.selectbox("Session", list(labels), format_func=lambda sid: 
 record = next(r for r in records if r["id"] == session_id)
 korean = state.korean()
 try:  # the session as every front end shows it (its card may have been removed since)
-    view = state.coach().open(session_id) if record["card"] in library.cards else None
+    # a card the learner deleted is kept aside (library.removed), so its sessions still read in full
+    known = record["card"] in library.cards or record["card"] in library.removed
+    view = state.coach().open(session_id) if known else None
 except CoachError as exc:
     st.warning(str(exc))
     view = None
@@ -108,7 +110,7 @@ if view is None:
     st.stop()
 for index, turn in enumerate(view.turns):
     with st.chat_message("assistant"):
-        st.markdown(f"**{view.persona.name}:** {widgets.stage_directions(turn.prompt)}")
+        st.markdown(f"**{view.persona.name}:** {widgets.line(turn.prompt, view.card.personal)}")
     if turn.answer_text:
         with st.chat_message("user"):
             st.text(turn.answer_text)

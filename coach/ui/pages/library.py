@@ -1,6 +1,7 @@
 import streamlit as st
 
-from coach.ui import practice_view, state, widgets
+from coach import personal
+from coach.ui import own_cards, practice_view, state, widgets
 
 korean = state.korean()
 library = state.library()
@@ -20,11 +21,14 @@ for column, kind, heading in ((left, "interview", "Mock interview"), (right, "me
             st.caption(f"No {heading.lower()} cards could be loaded.")
             continue
         st.markdown(f"**{heading}** · about {card.estimated_seconds or 60} s an answer")
-        st.markdown(widgets.title(card, korean))
+        st.markdown(widgets.title_md(card, korean))
         if st.button(f"Start the {heading.lower()}", type="primary", key=f"first-{kind}", width="stretch"):
             session_id = practice_view.start(coach, kind, card.id)
             if session_id:
                 st.switch_page(state.KIND_PAGES[kind], query_params={"session": session_id})
+with st.expander("✍️ **Practise my own question**" + (" · 나의 질문으로 연습" if korean else "")
+                 + " — a question you expect, or a meeting you have coming up", key="own-question"):
+    own_cards.new_form(coach, korean)
 st.caption("Answer by typing, or record with the microphone: what you say is transcribed on this computer "
            "while you speak, and Stop sends it (you can correct the transcript and re-score). Turn the "
            "persona's voice off in the sidebar.")
@@ -39,10 +43,17 @@ query = st.text_input("Search", placeholder="title, id or tag")
 chosen_tags = st.multiselect("Tags", sorted({tag for card in library.cards.values() for tag in card.tags}))
 author = st.toggle("Author view (rubric details)", key="author_view",
                    help="Shows each card's detectors, weights, variants and model answers, for content authors.")
+found = library.search(None, query, chosen_tags)
+mine = [card for card in found if card.personal]
+st.markdown(f"#### Your own cards ({len(mine)})")
+if not mine:
+    st.caption("None match this search." if personal.mine(library)
+               else "None yet: type one under “Practise my own question” above.")
+own_cards.manage(mine, korean)
 for kind, heading in (("interview", "Interview questions"), ("meeting", "Meeting drills")):
-    cards = library.search(kind, query, chosen_tags)
+    cards = [card for card in found if card.kind == kind and not card.personal]
     st.markdown(f"#### {heading} ({len(cards)})")
     for card in cards:
-        with st.expander(widgets.title(card, korean)):
+        with st.expander(widgets.title_md(card, korean)):
             st.page_link(state.KIND_PAGES[kind], label="Practise this card", icon="▶️", query_params={"card": card.id})
             widgets.card_preview(card, korean, author=author)
