@@ -36,7 +36,7 @@ def own(at, questions: str, kind: str = "story", move: str | None = None, terms:
 
 
 def pending_draft(at):
-    return next(t for t in at.text_area if str(t.key).startswith("draft-"))
+    return next(t for t in at.text_area if str(t.key).startswith("answer-"))
 
 
 def engine():
