@@ -369,26 +369,13 @@ def latency(settings, model, folder: Path, repeat: int) -> None:
           f"{np.median(without):.2f} s (median), pronunciation adds {np.median(added):.2f} s median, "
           f"{max(added):.2f} s worst (target <= 0.3 s)")
     started = time.perf_counter()
-    whole = stt.transcribe(_wav(audio), settings)
+    whole = stt.transcribe(audio_mod.wav_bytes(audio), settings)
     middle = time.perf_counter()
     pron._reference_cache.clear()
     pron.assess_transcript(model, whole, settings)
     end = time.perf_counter()
     print(f"    one-piece recording of the same answer: transcript {middle - started:.2f} s, pronunciation "
           f"adds {end - middle:.2f} s (every reference made after 'stop')")
-
-
-def _wav(samples: np.ndarray) -> bytes:
-    import io
-    import wave
-
-    buffer = io.BytesIO()
-    with wave.open(buffer, "wb") as out:
-        out.setnchannels(1)
-        out.setsampwidth(2)
-        out.setframerate(16000)
-        out.writeframes((np.clip(samples, -1, 1) * 32767).astype("<i2").tobytes())
-    return buffer.getvalue()
 
 
 def main() -> None:

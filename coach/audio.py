@@ -245,6 +245,19 @@ def _decode_samples(container, head: bytes, max_seconds: float | None) -> np.nda
     return np.concatenate(chunks).astype(np.float32) / 32768.0
 
 
+def wav_bytes(samples: np.ndarray, rate: int = SAMPLE_RATE) -> bytes:
+    """Float samples in [-1, 1] as a 16-bit mono WAV file."""
+    import wave
+
+    buffer = io.BytesIO()
+    with wave.open(buffer, "wb") as out:
+        out.setnchannels(1)
+        out.setsampwidth(2)
+        out.setframerate(rate)
+        out.writeframes((np.clip(samples, -1, 1) * 32767).astype("<i2").tobytes())
+    return buffer.getvalue()
+
+
 def frame_rms(samples: np.ndarray) -> np.ndarray:
     usable = samples[: len(samples) - len(samples) % FRAME]
     if usable.size == 0:

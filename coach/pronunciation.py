@@ -389,20 +389,10 @@ def pronounce(audio, text: str | None = None, settings=None) -> Pronunciation:
 
 def word_clip(recording: str | Path, start: float, end: float, margin: float = 0.25) -> bytes:
     """The learner's own word, cut from their recording (a little around it), as a WAV."""
-    import io
-    import wave
-
     from coach import audio as audio_mod
 
     samples = audio_mod.decode(Path(recording)).samples
-    piece = samples[max(0, int((start - margin) * RATE)) : int((end + margin) * RATE)]
-    buffer = io.BytesIO()
-    with wave.open(buffer, "wb") as out:
-        out.setnchannels(1)
-        out.setsampwidth(2)
-        out.setframerate(RATE)
-        out.writeframes((np.clip(piece, -1, 1) * 32767).astype("<i2").tobytes())
-    return buffer.getvalue()
+    return audio_mod.wav_bytes(samples[max(0, int((start - margin) * RATE)) : int((end + margin) * RATE)], RATE)
 
 
 def slow_voice() -> Voice:

@@ -114,9 +114,14 @@ def _suggest_concept(coach: Coach, key: str) -> None:
     st.session_state[f"{key}-suggestion"] = suggestion
 
 
-def _drop_suggestion(key: str) -> None:
-    for name in [k for k in st.session_state if str(k).startswith((f"{key}-term-", f"{key}-point-"))]:
+def _forget(*prefixes: str) -> None:
+    """Drop the widget state of earlier suggestions (their tick boxes), so new ones start fresh."""
+    for name in [k for k in st.session_state if str(k).startswith(prefixes)]:
         del st.session_state[name]
+
+
+def _drop_suggestion(key: str) -> None:
+    _forget(f"{key}-term-", f"{key}-point-")
     st.session_state.pop(f"{key}-suggestion", None)
 
 
@@ -159,13 +164,10 @@ def _suggest_questions(coach: Coach, key: str) -> None:
     except CoachError as exc:
         st.session_state[f"{REFUSED}-{key}-posting"] = str(exc)
         return
-    _drop_ticks(key)
+    _forget(f"{key}-keep-")
     st.session_state[f"{key}-suggested"] = suggested
 
 
-def _drop_ticks(key: str) -> None:
-    for name in [k for k in st.session_state if str(k).startswith(f"{key}-keep-")]:
-        del st.session_state[name]
 
 
 def _keep_questions(coach: Coach, key: str) -> None:
@@ -184,7 +186,7 @@ def _keep_questions(coach: Coach, key: str) -> None:
         except CoachError as exc:
             refused.append(str(exc))
     st.session_state[f"{key}-suggested"] = [item for item in suggested if item not in made]
-    _drop_ticks(key)
+    _forget(f"{key}-keep-")
     if made:
         plural = "s" if len(made) > 1 else ""
         st.session_state[f"{DONE}-{key}-posting"] = f"{len(made)} card{plural} made: find them under Your own cards."

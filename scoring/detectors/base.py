@@ -91,7 +91,7 @@ def with_readings(
     for name in readings:
         for clause in answer.reading(name):
             sentence = answer.sentence_at(clause.position)
-            if sentence is not None and not (answer.sections and answer.is_bare_heading(sentence)):
+            if sentence is not None and not answer.is_bare_heading(sentence):
                 positive.setdefault(sentence.start, clause.position)  # "- Blocked:" alone says nothing
     vetoed = set()
     for name in unless:

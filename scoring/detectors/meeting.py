@@ -30,7 +30,7 @@ def _matches(answer: Answer, patterns) -> list:
     ("fifty-two percent" meets a pattern written for "52%"); evidence is the sentence."""
     found = []
     for sentence in answer.sentences:
-        if answer.sections and answer.is_bare_heading(sentence):
+        if answer.is_bare_heading(sentence):
             continue
         match = patterns.search(sentence.text)
         if match:
