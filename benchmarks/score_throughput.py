@@ -7,7 +7,8 @@ Answers: every labelled answer in tests/corpus/ (written and real). The batch fi
 together (scoring.parse_ahead), then scored in order. Latency is one answer scored from scratch
 (its parse included, nothing cached), for answers cut to 50, 100, 200 and 400 words; start-up
 (about 2 s to load the parser) is excluded. Wall-clock and CPU time are both printed: on a shared
-machine the CPU time is the figure other jobs distort least.
+machine the CPU time is the figure other jobs distort least. Last, the command itself on a long
+batch, whose chunks are spread over one process per core.
 """
 
 from __future__ import annotations
@@ -58,6 +59,7 @@ def main() -> None:
           f"{len(items) / elapsed:,.0f} answers/s; CPU time {cpu:.2f} s = {len(items) / cpu:,.0f} answers per "
           "CPU-second")
 
+    command_line(rows)
     prime([])  # nothing primed: each answer below is parsed as the app's text turn does
     longest = max((r for r in rows if r["card"] == "status-update"), key=lambda r: len(r["text"].split()))
     long_text = " ".join([longest["text"]] * 4).split()
@@ -77,6 +79,33 @@ def main() -> None:
               f"p95 {latencies[int(0.95 * len(latencies))]:6.1f} ms; CPU time median "
               f"{statistics.median(cpu_times):6.1f} ms, p95 {cpu_times[int(0.95 * len(cpu_times))]:6.1f} ms")
     text_turns(library)
+
+
+def command_line(rows: list[dict], lines: int = 4000) -> None:
+    """`coach score --jsonl` itself, one card's corpus answers repeated to `lines` lines: the
+    chunks after the first go to one forked worker per core (coach.cli.jsonl.default_workers).
+    Start-up (a one-line batch, timed apart) is taken out."""
+    import subprocess
+    import tempfile
+
+    from coach.cli.jsonl import default_workers
+
+    card_rows = [r for r in rows if r["card"] == "gpu-cluster-optimization"]
+    coach = str(Path(sys.executable).with_name("coach"))
+    with tempfile.TemporaryDirectory() as folder:
+        def timed(count: int) -> float:
+            batch = Path(folder) / f"{count}.jsonl"
+            batch.write_text("".join(json.dumps({"id": i, "text": card_rows[i % len(card_rows)]["text"],
+                                                 "turn": "main"}) + "\n" for i in range(count)), encoding="utf-8")
+            start = time.perf_counter()
+            subprocess.run([coach, "score", "--card", "gpu-cluster-optimization", "--jsonl", str(batch)],
+                           check=True, stdout=subprocess.DEVNULL)
+            return time.perf_counter() - start
+
+        start_up = timed(1)
+        elapsed = timed(lines) - start_up
+    print(f"coach score --jsonl, {lines} lines, {default_workers()} worker(s): {lines / elapsed:,.0f} answers/s "
+          f"(start-up {start_up:.1f} s not counted)")
 
 
 def text_turns(library, count: int = 20) -> None:

@@ -74,6 +74,30 @@ def test_score_jsonl_echoes_ids_one_line_each(tmp_path):
     assert outputs[0]["criteria"]["appropriate"]["met"] and not outputs[2]["criteria"]["polite"]["met"]
 
 
+def test_a_long_jsonl_batch_keeps_its_order_and_its_bad_lines_across_worker_processes(tmp_path):
+    """Five chunks of lines: the first is scored in the process, the rest in forked workers
+    (one per core); results still come in input order and each bad line is named."""
+    from coach.cli.jsonl import CHUNK_LINES
+
+    texts = ["Could you repeat that, please?", "Sorry, my video froze. Can you hear me now?", "fine"]
+    count = CHUNK_LINES * 4 + 40
+    bad = {CHUNK_LINES * 2 + 5, count - 1}  # 0-based positions of lines that are not JSON
+    lines = ["{not json" if i in bad else json.dumps({"id": i, "text": texts[i % 3], "turn": "ask-repeat"})
+             for i in range(count)]
+    batch = tmp_path / "batch.jsonl"
+    batch.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    result = coach("score", "--card", "video-call-essentials", "--jsonl", str(batch))
+    assert result.returncode == 2
+    outputs = [json.loads(line) for line in result.stdout.splitlines()]
+    assert [o["id"] for o in outputs] == [i for i in range(count) if i not in bad]
+    assert [line.split(": ")[0] for line in result.stderr.splitlines()] == [f"{batch}:{i + 1}" for i in sorted(bad)]
+    by_text = {}
+    for output in outputs:
+        verdicts = {name: c["met"] for name, c in output["criteria"].items()}
+        assert by_text.setdefault(texts[output["id"] % 3], verdicts) == verdicts
+    assert by_text[texts[0]] != by_text[texts[2]]
+
+
 @pytest.mark.parametrize(
     "args, message",
     [

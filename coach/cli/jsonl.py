@@ -3,7 +3,10 @@ a bad line is reported with its number and the other lines are still processed."
 
 from __future__ import annotations
 
+import itertools
 import json
+import multiprocessing
+import os
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -53,39 +56,86 @@ CHUNK_LINES = 256  # lines read and parsed together before they are handled, in 
 
 
 def run_batch(path: Path, handle: Callable[[dict], dict], *, optional: tuple[str, ...] = (), noun: str = "answers",
-              prepare: Callable[[list[dict]], None] | None = None) -> int:
+              prepare: Callable[[list[dict]], None] | None = None, workers: int = 1) -> int:
     """The one rule for a JSONL batch: each usable line's JSON result on stdout, in order; each bad
     line as `path:line: why` on stderr while the others go on; exit 2 if any line was bad, and an
     empty batch is bad input. `prepare` sees each chunk's parsed lines first (the scorer parses
-    their texts as one batch)."""
+    their texts as one batch). With `workers` > 1, the chunks after the first are handled in that
+    many forked processes (the first, in this one, loads what they then share), still printed in
+    order."""
+    global _handle, _prepare
+    _handle, _prepare = handle, prepare
     failures = seen = 0
-    for chunk in _chunks(lines(path), CHUNK_LINES):
-        items: list[tuple[int, dict | None, Exception | None]] = []
-        for number, line, problem in chunk:
-            if problem is None and not (line or "").strip():
-                continue
+    chunks = (_read_chunk(chunk, optional) for chunk in _chunks(lines(path), CHUNK_LINES))
+    for outcomes in _handled(chunks, workers):
+        for number, output, error in outcomes:
             seen += 1
-            try:
-                if problem is not None:
-                    raise ValueError(problem)
-                items.append((number, parse(line or "", optional=optional), None))
-            except ValueError as exc:
-                items.append((number, None, exc))
-        if prepare is not None:
-            prepare([item for _, item, _ in items if item is not None])
-        for number, item, error in items:
-            try:
-                if error is not None or item is None:
-                    raise error or ValueError("unreadable line")
-                result = handle(item)
-            except (ValueError, CoachError) as exc:
+            if error is not None:
                 failures += 1
-                print(f"{path}:{number}: {exc}", file=sys.stderr)
-                continue
-            print(json.dumps(result, ensure_ascii=False))
+                print(f"{path}:{number}: {error}", file=sys.stderr)
+            else:
+                print(output)
     if not seen:
         raise EmptyAnswerError(f"{path} holds no {noun}")
     return 2 if failures else 0  # bad input is exit 2, as everywhere in `coach`
+
+
+Item = tuple[int, dict | None, Exception | None]
+Outcome = tuple[int, str | None, str | None]  # line number, JSON result or why the line failed
+_handle: Callable[[dict], dict] | None = None  # what the forked workers call (set before they fork)
+_prepare: Callable[[list[dict]], None] | None = None
+
+
+def _read_chunk(chunk, optional: tuple[str, ...]) -> list[Item]:
+    items: list[Item] = []
+    for number, line, problem in chunk:
+        if problem is None and not (line or "").strip():
+            continue
+        try:
+            if problem is not None:
+                raise ValueError(problem)
+            items.append((number, parse(line or "", optional=optional), None))
+        except ValueError as exc:
+            items.append((number, None, exc))
+    return items
+
+
+def _handle_chunk(items: list[Item]) -> list[Outcome]:
+    assert _handle is not None
+    if _prepare is not None:
+        _prepare([item for _, item, _ in items if item is not None])
+    outcomes: list[Outcome] = []
+    for number, item, error in items:
+        try:
+            if error is not None or item is None:
+                raise error or ValueError("unreadable line")
+            outcomes.append((number, json.dumps(_handle(item), ensure_ascii=False), None))
+        except (ValueError, CoachError) as exc:
+            outcomes.append((number, None, str(exc)))
+    return outcomes
+
+
+def _handled(chunks: Iterator[list[Item]], workers: int) -> Iterator[list[Outcome]]:
+    """The chunks' outcomes in order: the first here (it loads the parser the workers then
+    share), the rest here too, or in `workers` forked processes when at least two are left
+    (a pool costs more than it saves on fewer)."""
+    for first in itertools.islice(chunks, 1):
+        yield _handle_chunk(first)
+    ahead = list(itertools.islice(chunks, 2))
+    if workers <= 1 or len(ahead) < 2:
+        yield from map(_handle_chunk, itertools.chain(ahead, chunks))
+        return
+    sys.stdout.flush()  # what is printed so far is printed once, not again by a worker
+    with multiprocessing.get_context("fork").Pool(workers) as pool:
+        yield from pool.imap(_handle_chunk, itertools.chain(ahead, chunks))
+
+
+def default_workers() -> int:
+    """One per core this process may use, at most MAX_WORKERS."""
+    return max(1, min(MAX_WORKERS, len(os.sched_getaffinity(0))))
+
+
+MAX_WORKERS = 8
 
 
 def _chunks(iterable, size):

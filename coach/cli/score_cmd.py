@@ -55,5 +55,6 @@ def run(args) -> int:
         prepare=lambda items: scoring.parse_ahead(
             card, [(item.get("turn") or args.turn, item["text"]) for item in items if isinstance(item.get("text"), str)]
         ),
+        workers=1 if args.llm else jsonl.default_workers(),  # LLM calls stay in one process
     )
 
