@@ -3,7 +3,8 @@
     .venv/bin/python benchmarks/scorer_accuracy.py [--corpus written|real] [--split dev|test|all] [--errors]
 
 `written`: answers written to the cards' definitions (tests/corpus/); `real`: passages real
-people wrote or said, from openly licensed pages (tests/corpus/real/). The development split
+people wrote or said, from openly licensed pages (tests/corpus/real/); `real3`: a third set of
+real passages from other sources, collected and labelled later (tests/corpus/real/set3/). The development split
 is for tuning; the test split is only scored and reported (see benchmarks/README.md).
 --errors lists the wrong verdicts: use it on dev only.
 """
@@ -27,7 +28,7 @@ CORPUS = REPO / "tests" / "corpus"
 
 def corpus_rows(split: str, corpus: str = "written") -> list[dict]:
     rows = []
-    folder = CORPUS / "real" if corpus == "real" else CORPUS
+    folder = {"written": CORPUS, "real": CORPUS / "real", "real3": CORPUS / "real" / "set3"}[corpus]
     for path in sorted(folder.glob("*.jsonl")):
         if split == "all" or path.name.endswith(f".{split}.jsonl"):
             rows.extend(json.loads(line) for line in path.read_text(encoding="utf-8").splitlines())
@@ -54,7 +55,7 @@ def evaluate(library, rows):
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--corpus", default="written", choices=["written", "real"])
+    parser.add_argument("--corpus", default="written", choices=["written", "real", "real3"])
     parser.add_argument("--split", default="dev", choices=["dev", "test", "all"])
     parser.add_argument("--errors", action="store_true")
     parser.add_argument("--card")

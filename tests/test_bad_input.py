@@ -28,7 +28,7 @@ from conftest_audio import fixture, mono_wav, speech_model, wav_bytes  # noqa: E
 
 from coach import audio, stt  # noqa: E402
 from coach.cli import main as coach_main  # noqa: E402
-from coach.config import Environment, configuration_table, env_name, load_settings  # noqa: E402
+from coach.config import Environment, load_settings  # noqa: E402
 from coach.content import load_library  # noqa: E402
 from coach.errors import (  # noqa: E402
     AnswerTooLongError,
@@ -141,15 +141,6 @@ def test_blank_settings_count_as_unset(monkeypatch):
     settings = load_settings()
     assert settings.llm_retries == Environment.model_fields["llm_retries"].default == 0
     assert settings.max_audio_seconds == 300
-
-
-def test_readme_configuration_table_is_the_settings_definition():
-    readme = (REPO / "README.md").read_text(encoding="utf-8")
-    assert configuration_table() in readme, (
-        "README.md's configuration table differs from coach.config.Environment; paste "
-        "`python -c 'from coach.config import configuration_table as t; print(t())'`")
-    for name in Environment.model_fields:
-        assert readme.count(f"| `{env_name(name)}` |") == 1
 
 
 def test_app_with_a_bad_setting_shows_one_message_in_place(monkeypatch):

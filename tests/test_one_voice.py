@@ -398,20 +398,6 @@ def test_sending_an_answer_in_the_app_loads_the_session_once(monkeypatch):
     assert len(loads) == 1, f"{len(loads)} session loads for one answer"  # the rerun renders the gesture's view
 
 
-def test_the_readme_command_table_names_every_command():
-    import re
-
-    from coach.cli import build_parser  # the parser the `coach` command uses
-    from tests.conftest import REPO
-
-    readme = (REPO / "README.md").read_text(encoding="utf-8")
-    table = "\n".join(line for line in readme.splitlines() if line.startswith("| `coach "))
-    parser = build_parser()
-    commands = next(a for a in parser._actions if a.__class__.__name__ == "_SubParsersAction").choices
-    missing = [name for name in commands if not re.search(rf"`coach {name}\b", table)]
-    assert not missing, f"README's command table lacks: {missing}"
-
-
 def test_a_saved_transcript_sent_as_text_keeps_its_timing(engine):
     from coach.stt import Transcript
     from coach.stt.types import Word

@@ -10,10 +10,24 @@ from coach.content import library_for
 
 
 def register(subparsers) -> None:
-    card = subparsers.add_parser("card", help="your own practice cards: new, edit, rm, list")
+    card = subparsers.add_parser(
+        "card",
+        help="your own practice cards: new, edit, rm, list",
+        description="Your own practice cards, kept in the data dir's `cards/`.",
+    )
     commands = card.add_subparsers(dest="card_command", required=True)
 
-    new = commands.add_parser("new", help="make a card of your own question")
+    new = commands.add_parser(
+        "new",
+        help="make a card of your own question",
+        description=(
+            "A card of your own question in the data dir's `cards/` (one per `--question`). KIND: "
+            "`story` (the experience rubric), `concept` (your `--terms` as key concepts, a trade-off,"
+            " a number), or a meeting move `status-update`, `disagreement`, `clarifying`, `summary`, "
+            "`speaking-up` (`experience`, `polite-disagreement`, … are aliases). JSON: `{\"id\", "
+            "\"path\", \"kind\", \"rubric\", \"title\", \"criteria\"}`."
+        ),
+    )
     new.add_argument("--rubric", required=True, metavar="KIND",
                      help="what the answer calls for: " + ", ".join(personal.RUBRICS))
     new.add_argument("--question", required=True, action="append", metavar="TEXT",
@@ -23,7 +37,11 @@ def register(subparsers) -> None:
     new.add_argument("--format", choices=["json", "table"], default="table")
     new.set_defaults(handler=run_new)
 
-    edit = commands.add_parser("edit", help="change your card's question, title or terms")
+    edit = commands.add_parser(
+        "edit",
+        help="change your card's question, title or terms",
+        description="Changes your card's question, title or terms (built-in cards are refused).",
+    )
     edit.add_argument("card_id", metavar="ID")
     edit.add_argument("--question", metavar="TEXT")
     edit.add_argument("--title", metavar="T")
@@ -31,11 +49,19 @@ def register(subparsers) -> None:
     edit.add_argument("--format", choices=["json", "table"], default="table")
     edit.set_defaults(handler=run_edit)
 
-    rm = commands.add_parser("rm", help="remove your card (its past sessions stay readable)")
+    rm = commands.add_parser(
+        "rm",
+        help="remove your card (its past sessions stay readable)",
+        description="Removes your card; its past sessions stay readable (built-in cards are refused).",
+    )
     rm.add_argument("card_id", metavar="ID")
     rm.set_defaults(handler=run_rm)
 
-    listing = commands.add_parser("list", help="your own cards")
+    listing = commands.add_parser(
+        "list",
+        help="your own cards",
+        description="Your own cards.",
+    )
     listing.add_argument("--format", choices=["json", "table"], default="table")
     listing.set_defaults(handler=run_list)
 

@@ -11,12 +11,23 @@ from coach.content import Card, library_for, load_library
 
 
 def register(subparsers) -> None:
-    validate = subparsers.add_parser("validate", help="check content packs, personas and your own cards")
+    validate = subparsers.add_parser(
+        "validate",
+        help="check content packs, personas and your own cards",
+        description=(
+            "Checks content packs, personas and your own cards; prints `path:line: message` per "
+            "problem and exits 1 when there is one."
+        ),
+    )
     validate.add_argument("paths", nargs="*", type=Path,
                           help="files or folders (default: content/, personas/ and the data dir's cards/)")
     validate.set_defaults(handler=run_validate)
 
-    cards = subparsers.add_parser("cards", help="list the practice cards")
+    cards = subparsers.add_parser(
+        "cards",
+        help="list the practice cards",
+        description="The practice cards; your own are marked `\"personal\": true` in JSON.",
+    )
     cards.add_argument("--kind", choices=["meeting", "interview"])
     cards.add_argument("--format", choices=["json", "table"], default="table")
     cards.set_defaults(handler=run_cards)

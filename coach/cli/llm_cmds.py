@@ -7,12 +7,17 @@ from pathlib import Path
 
 
 def register(subparsers) -> None:
-    llm = subparsers.add_parser("llm", help="the optional language model: local server, check")
+    llm = subparsers.add_parser(
+        "llm",
+        help="the optional language model: local server, check",
+        description="The optional language model.",
+    )
     commands = llm.add_subparsers(dest="llm_command", required=True)
 
     serve = commands.add_parser(
         "serve",
         help="run llama.cpp's OpenAI-compatible server on 127.0.0.1 (needs the llm-server extra)",
+        description="A local OpenAI-compatible llama.cpp server on 127.0.0.1 (extra `llm-server`).",
     )
     serve.add_argument("--gguf", required=True, type=Path, help="the GGUF model file")
     serve.add_argument("--port", type=int, default=8080, help="port on 127.0.0.1 (0: any free port)")
@@ -21,7 +26,11 @@ def register(subparsers) -> None:
     serve.add_argument("--ctx", type=int, default=4096, help="context size in tokens")
     serve.set_defaults(handler=run_serve)
 
-    check = commands.add_parser("check", help="send one tiny request to the configured model")
+    check = commands.add_parser(
+        "check",
+        help="send one tiny request to the configured model",
+        description="One tiny request to the configured model.",
+    )
     check.set_defaults(handler=run_check)
 
 

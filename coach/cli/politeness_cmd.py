@@ -17,7 +17,12 @@ from coach.errors import CoachError, EmptyAnswerError
 
 def register(subparsers) -> None:
     parser = subparsers.add_parser(
-        "politeness", help="score requests for politeness (strategies with evidence, a verdict, a softer wording)"
+        "politeness",
+        help="score requests for politeness (strategies with evidence, a verdict, a softer wording)",
+        description=(
+            "Request politeness: score, `polite`, the strategies found with verbatim evidence, and a "
+            "softer `suggestion` for an impolite request."
+        ),
     )
     source = parser.add_mutually_exclusive_group(required=True)
     source.add_argument("--text")

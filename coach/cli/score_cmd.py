@@ -13,7 +13,14 @@ from coach.errors import CoachError, EmptyAnswerError
 
 
 def register(subparsers) -> None:
-    parser = subparsers.add_parser("score", help="score answers against a card's rubric")
+    parser = subparsers.add_parser(
+        "score",
+        help="score answers against a card's rubric",
+        description=(
+            "Offline, deterministic scorecards; `--jsonl` prints one per line, in order, and names "
+            "each bad line (`path:line: why`) while the others go on."
+        ),
+    )
     parser.add_argument("--card", required=True)
     parser.add_argument("--turn", help="turn id (default: the card's first turn)")
     source = parser.add_mutually_exclusive_group(required=True)

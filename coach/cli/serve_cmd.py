@@ -13,7 +13,13 @@ from coach.errors import CoachError
 
 def register(subparsers) -> None:
     serve = subparsers.add_parser(
-        "serve", help="serve the app (streamlit run app.py); refuses a non-loopback address without sign-in")
+        "serve",
+        help="serve the app (streamlit run app.py); refuses a non-loopback address without sign-in",
+        description=(
+            "Serves the app (`streamlit run app.py`); refuses a non-loopback `--server.address` "
+            "without sign-in (README, \"Sign-in\")."
+        ),
+    )
     serve.add_argument("passed_through", nargs="*", metavar="STREAMLIT_OPTION",  # taken as given (cli.main)
                        help="Streamlit's options, e.g. --server.port 8502 --secrets.files /etc/rehearse/secrets.toml")
     serve.set_defaults(handler=run_serve)

@@ -17,7 +17,14 @@ from coach.store import Store, open_store
 
 
 def register(subparsers) -> None:
-    practice = subparsers.add_parser("practice", help="practise a card in the terminal")
+    practice = subparsers.add_parser(
+        "practice",
+        help="practise a card in the terminal",
+        description=(
+            "A session in the terminal: one answer per line from a pipe, or the recordings in order "
+            "(the app's voice turn); `--session ID` resumes one."
+        ),
+    )
     practice.add_argument("--card", help="card id (see `coach cards`)")
     practice.add_argument("--persona", help="persona id (default: the card's)")
     practice.add_argument("--session", help="resume this session id instead of starting one")
@@ -25,13 +32,24 @@ def register(subparsers) -> None:
                           help="answer with these recordings, in order (WAV, FLAC, MP3, OGG...)")
     practice.set_defaults(handler=run_practice)
 
-    hist = subparsers.add_parser("history", help="past sessions, newest first")
+    hist = subparsers.add_parser(
+        "history",
+        help="past sessions, newest first",
+        description=(
+            "Past sessions, newest first; on a shared database `--user` names the signed-in learner "
+            "(learner id, subject or email; default: the local learner)."
+        ),
+    )
     hist.add_argument("--format", choices=["json", "table"], default="table")
     hist.add_argument("--limit", type=int, default=200)
     hist.add_argument("--user", help=USER_HELP)
     hist.set_defaults(handler=run_history)
 
-    report = subparsers.add_parser("report", help="print a session's Markdown report")
+    report = subparsers.add_parser(
+        "report",
+        help="print a session's Markdown report",
+        description="A session's Markdown report (`--user` as for `history`).",
+    )
     report.add_argument("session_id")
     report.add_argument("--user", help=USER_HELP)
     report.set_defaults(handler=run_report)

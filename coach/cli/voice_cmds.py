@@ -23,21 +23,34 @@ def _in_range(low: int, high: int):
 
 def register(subparsers) -> None:
     transcribe = subparsers.add_parser(
-        "transcribe", help="transcribe a recording (WAV, FLAC, MP3, OGG) with the local model"
+        "transcribe",
+        help="transcribe a recording (WAV, FLAC, MP3, OGG) with the local model",
+        description="Local speech-to-text with word timings.",
     )
     transcribe.add_argument("audio", type=Path, help="the recording")
     transcribe.add_argument("--format", choices=["json", "text"], default="text")
     transcribe.set_defaults(handler=run_transcribe)
 
     pronounce = subparsers.add_parser(
-        "pronounce", help="which words of a recording a listener probably did not understand, with tips"
+        "pronounce",
+        help="which words of a recording a listener probably did not understand, with tips",
+        description=(
+            "Which words a listener probably did not understand: `{\"text\", \"score\", \"words\": "
+            "[{\"word\", \"start\", \"end\", \"score\", \"flag\", \"heard\"?, \"sound\"?, \"tip\"?, \"tip_ko\"?}]}`; "
+            "`text` is `--text` (a line read aloud, at most 30 s) or the recording's transcript; "
+            "unreadable audio, silence and another language get one message, as `coach transcribe`."
+        ),
     )
     pronounce.add_argument("audio", type=Path, help="the recording")
     pronounce.add_argument("--text", help="the line that was read aloud (default: the recording's own transcript)")
     pronounce.add_argument("--format", choices=["json", "text"], default="text")
     pronounce.set_defaults(handler=run_pronounce)
 
-    speak = subparsers.add_parser("speak", help="say a line with text-to-speech into a WAV file")
+    speak = subparsers.add_parser(
+        "speak",
+        help="say a line with text-to-speech into a WAV file",
+        description="A line in a persona's voice into a WAV file (stage directions in `[…]` are not read).",
+    )
     speak.add_argument("text", help="the line to say")
     speak.add_argument("--out", type=Path, required=True, help="the WAV file to write")
     who = speak.add_mutually_exclusive_group()

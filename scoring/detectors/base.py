@@ -5,10 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import yaml
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from scoring.regex import Regex, WordPatterns, check_patterns, word_patterns
 from scoring.text import Answer, Span
@@ -123,15 +123,36 @@ class Params(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
+def param(description: str, kind: str, *, shown_default: str | None = None, **field: Any) -> Any:
+    """A detector parameter with what content/README.md's detector reference says of it: its
+    meaning, its kind in an author's words ("list of patterns") and, when the value alone would
+    mislead, how its default reads."""
+    extra = {"kind": kind} | ({"shown_default": shown_default} if shown_default else {})
+    return Field(description=description, json_schema_extra=extra, **field)
+
+
+@dataclass(frozen=True)
+class Example:
+    """Answers a detector must meet and must not meet with these params (a test runs them all,
+    and the detector reference shows them)."""
+
+    params: dict
+    met: tuple[str, ...]
+    not_met: tuple[str, ...]
+    turn: str = "main"
+
+
 valid_regexes = check_patterns  # field validator for author-written patterns (RE2)
 
 
 class Detector:
-    """A named scoring unit. Subclasses set `type`, `Params` and implement `detect`."""
+    """A named scoring unit. Subclasses set `type`, `Params`, `description` and `examples`, and
+    implement `detect`; `scoring.detectors.REGISTRY` lists them."""
 
     type: ClassVar[str]
     Params: ClassVar[type[Params]] = Params
     description: ClassVar[str] = ""
+    examples: ClassVar[tuple[Example, ...]] = ()
 
     def detect(self, answer: Answer, params: Params, turn_id: str) -> Hit:
         raise NotImplementedError

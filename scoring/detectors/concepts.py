@@ -6,17 +6,18 @@ import math
 from functools import cache
 
 import re2
-from pydantic import Field, field_validator
+from pydantic import field_validator
 
-from scoring.detectors.base import Detector, Hit, Params, compiled
+from scoring.detectors.base import Detector, Example, Hit, Params, compiled, param
 from scoring.regex import check_patterns
 from scoring.text import Answer
 
 
 class Concept(Params):
-    name: str
-    ko: str = ""
-    synonyms: list[str] = Field(default_factory=list)
+    name: str = param("The term as a good answer says it; also shown in the session summary.", "text")
+    ko: str = param("Korean term (for authors and learners).", "text", default="")
+    synonyms: list[str] = param("Other ways to say it: abbreviations, spellings, close terms.", "list of patterns",
+                                default_factory=list)
 
     _regexes = field_validator("synonyms")(check_patterns)
 
@@ -65,8 +66,10 @@ def flexible_separators(pattern: str) -> str:
 
 
 class KeyConceptsParams(Params):
-    concepts: list[Concept] = Field(min_length=1)
-    min_covered: int | None = Field(default=None, ge=1)
+    concepts: list[Concept] = param("The concepts.", "list of concepts, at least 1", min_length=1)
+    min_covered: int | None = param(
+        "How many concepts must be named. Keep it at most the number of concepts, or it can never be met.",
+        "whole number ≥ 1", shown_default="half of the concepts, rounded up", default=None, ge=1)
 
     def required(self) -> int:
         return self.min_covered or max(1, math.ceil(len(self.concepts) / 2))
@@ -78,6 +81,14 @@ class KeyConcepts(Detector):
     description = (
         "Coverage of the card's concepts (each with synonyms and its Korean term). Met when at "
         "least `min_covered` concepts (default: half) are named; the score is the share of that."
+    )
+
+    examples = (
+        Example(
+            params={"concepts": [{"name": "all-reduce"}, {"name": "NVLink"}], "min_covered": 2},
+            met=("NCCL runs the all-reduce over NVLink inside the node.",),
+            not_met=("NCCL is fast.",),
+        ),
     )
 
     def detect(self, answer: Answer, params: KeyConceptsParams, turn_id: str) -> Hit:

@@ -5,10 +5,11 @@ from __future__ import annotations
 
 from functools import cache
 
-from pydantic import Field, field_validator
+from pydantic import field_validator
 
 from scoring.detectors.base import (
     Detector,
+    Example,
     Hit,
     Params,
     compiled,
@@ -18,6 +19,7 @@ from scoring.detectors.base import (
     is_negated,
     lexicon,
     negated_before,
+    param,
     regex,
     with_readings,
 )
@@ -26,7 +28,8 @@ from scoring.text import Answer
 
 
 class ExtraPatterns(Params):
-    extra_patterns: list[str] = Field(default_factory=list)
+    extra_patterns: list[str] = param("More phrases that count, added to the built-in list.", "list of patterns",
+                                      default_factory=list)
 
     _regexes = field_validator("extra_patterns")(check_patterns)
 
@@ -45,8 +48,12 @@ def _sentences_matching(answer: Answer, patterns: WordPatterns, *, guard: bool) 
 
 
 class SelfActionParams(Params):
-    techniques: list[str] = Field(default_factory=list)
-    extra_patterns: list[str] = Field(default_factory=list)
+    techniques: list[str] = param(
+        'More named techniques, added to the built-in list; the clause still needs "I" and an action verb.',
+        "list of patterns", default_factory=list)
+    extra_patterns: list[str] = param(
+        'Phrases that count **on their own**, without the "I + verb" check, so include the speaker in them.',
+        "list of patterns", default_factory=list)
 
     _regexes = field_validator("techniques", "extra_patterns")(check_patterns)
 
@@ -71,6 +78,14 @@ class SelfAction(Detector):
         "to a named part of the system read from the parse (grammar reading own_change, which also "
         "reads a logbook line with no subject: 'Switched from MBS=1 to MBS=2'). Actions of the team, "
         "a vendor or a colleague do not count."
+    )
+
+    examples = (
+        Example(
+            params={},
+            met=("I rewrote the data loader so that it prefetches batches onto the GPU.",),
+            not_met=("The team rewrote the data loader.", "I have a lot of optimization experience.",),
+        ),
     )
 
     def detect(self, answer, params, turn_id):
@@ -98,6 +113,14 @@ class Process(Detector):
         "narrative (grammar reading diagnosis: 'I compared the two captures byte by byte')."
     )
 
+    examples = (
+        Example(
+            params={},
+            met=("I profiled the training step and found the GPUs waiting on the input pipeline.",),
+            not_met=("It got faster after the upgrade.",),
+        ),
+    )
+
     def detect(self, answer, params, turn_id):
         patterns = lexicon("experience", "process", extra=tuple(params.extra_patterns))
         found = [
@@ -112,7 +135,8 @@ class Process(Detector):
 
 
 class MeasuredResultParams(Params):
-    extra_outcome_words: list[str] = Field(default_factory=list)
+    extra_outcome_words: list[str] = param(
+        "More words that mark a change, added to the outcome words.", "list of patterns", default_factory=list)
 
     _regexes = field_validator("extra_outcome_words")(check_patterns)
 
@@ -136,6 +160,14 @@ class MeasuredResult(Detector):
         "latency, throughput, cost or utilisation number. Setup numbers (a year, a team or "
         "cluster size, a version), vague claims, negations and plans do not count. Spoken "
         "numbers ('seventy eight percent') count like digits."
+    )
+
+    examples = (
+        Example(
+            params={},
+            met=("After the fix, step time dropped from 410 ms to 290 ms.",),
+            not_met=("We used 512 GPUs in 2023.", "It was much faster.",),
+        ),
     )
 
     def detect(self, answer, params, turn_id):
@@ -189,6 +221,14 @@ class Teamwork(Detector):
         "person or team on something (grammar readings collaboration and named_colleague). A bare "
         "'we' does not count, and neither does only someone else's work: a colleague's part counts "
         "when the speaker's own part is said too."
+    )
+
+    examples = (
+        Example(
+            params={},
+            met=("I wrote the kernel, and Mina from the platform team ran the benchmarks.",),
+            not_met=("We made it faster.",),
+        ),
     )
 
     def detect(self, answer, params, turn_id):
@@ -246,6 +286,13 @@ class OptionsRejected(_SentencePhrases):
     readings = ("choice_over_option",)
     missing_reason = "no alternative named that was considered and rejected"
     met_reason = "names an option that was rejected"
+    examples = (
+        Example(
+            params={},
+            met=("We looked at pipeline parallelism, but the bubble cost was too high.",),
+            not_met=("We used FSDP.",),
+        ),
+    )
 
 
 class Reflection(_SentencePhrases):
@@ -253,3 +300,6 @@ class Reflection(_SentencePhrases):
     description = "What the speaker would do differently, or a lesson they learned."
     missing_reason = "no lesson or 'what I would do differently'"
     met_reason = "reflects on what to change"
+    examples = (
+        Example(params={}, met=("Next time I would profile before changing anything.",), not_met=("It worked well.",)),
+    )

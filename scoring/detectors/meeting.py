@@ -3,17 +3,19 @@
 from __future__ import annotations
 
 import re2
-from pydantic import Field, field_validator, model_validator
+from pydantic import field_validator, model_validator
 
 from scoring import politeness
 from scoring.detectors.base import (
     Detector,
+    Example,
     Hit,
     Params,
     check_readings,
     compiled,
     first_sentences,
     lexicon,
+    param,
     pattern_data,
     with_readings,
 )
@@ -67,15 +69,24 @@ def _blunt_hits(answer: Answer, patterns) -> list[str]:
 
 
 class MeetingMoveParams(Params):
-    move: str | None = None
-    by_turn: dict[str, str] = Field(default_factory=dict)
-    extra_patterns: list[str] = Field(default_factory=list)
-    forbid: list[str] = Field(default_factory=list)
-    forbid_move: str | None = None
-    needs_move: str | None = None
-    forbid_rude: bool = False
-    readings: list[str] = Field(default_factory=list)
-    unless_readings: list[str] = Field(default_factory=list)
+    move: str | None = param("The move for every turn without a `by_turn` entry.", "move name", default=None)
+    by_turn: dict[str, str] = param("A different move per turn.", "mapping turn id → move name",
+                                    default_factory=dict)
+    extra_patterns: list[str] = param("More phrases that count, added to the move's list.", "list of patterns",
+                                      default_factory=list)
+    forbid: list[str] = param("Any match makes the criterion unmet.", "list of patterns", default_factory=list)
+    forbid_move: str | None = param("Every phrase of that move is forbidden; usually `blunt`.", "move name",
+                                    default=None)
+    needs_move: str | None = param(
+        "The move counts only when the answer has this move too (an acknowledgement needs a disagreement).",
+        "move name", default=None)
+    forbid_rude: bool = param("A rude line (the politeness strategies' `rude`) does not count as the move.",
+                              "true or false", default=False)
+    readings: list[str] = param(
+        "Grammar readings that meet the move too, added to the move's own in `meeting.yaml`.",
+        "list of reading names", default_factory=list)
+    unless_readings: list[str] = param("A sentence with one of these readings does not count.",
+                                       "list of reading names", default_factory=list)
 
     _regexes = field_validator("extra_patterns", "forbid")(check_patterns)
     _readings = field_validator("readings", "unless_readings")(check_readings)
@@ -107,6 +118,14 @@ class MeetingMove(Detector):
         "`unless_readings` hold (meta_talk, announcement)."
     )
 
+    examples = (
+        Example(
+            params={"move": "next_steps"},
+            met=("Next, I'll add alerts by Thursday.",),
+            not_met=("I'll keep this short.",),
+        ),
+    )
+
     def detect(self, answer, params, turn_id):
         move = params.by_turn.get(turn_id, params.move)
         extra = tuple(params.extra_patterns)
@@ -134,14 +153,22 @@ class MeetingMove(Detector):
 
 
 class PhrasesParams(Params):
-    patterns: list[str] = Field(default_factory=list)
-    by_turn: dict[str, list[str]] = Field(default_factory=dict)
-    unless: list[str] = Field(default_factory=list)
-    forbid: list[str] = Field(default_factory=list)
-    min_matches: int = Field(default=1, ge=1)
-    readings: list[str] = Field(default_factory=list)
-    unless_readings: list[str] = Field(default_factory=list)
-    headings: list[str] = Field(default_factory=list)
+    patterns: list[str] = param("Patterns for every turn that has no `by_turn` entry.", "list of patterns",
+                                default_factory=list)
+    by_turn: dict[str, list[str]] = param(
+        "Patterns for one turn; they **replace** `patterns` for that turn.", "mapping turn id → list of patterns",
+        default_factory=dict)
+    unless: list[str] = param("A match that holds one of these does not count.", "list of patterns",
+                              default_factory=list)
+    forbid: list[str] = param("Any match makes the criterion unmet.", "list of patterns", default_factory=list)
+    min_matches: int = param("How many different sentences must match.", "whole number ≥ 1", default=1, ge=1)
+    readings: list[str] = param("Grammar readings that meet it too.", "list of reading names",
+                                default_factory=list)
+    unless_readings: list[str] = param("A sentence with one of these readings does not count.",
+                                       "list of reading names", default_factory=list)
+    headings: list[str] = param(
+        'Items listed under one of these headings in a written list ("Decisions:") meet it too.',
+        "list of headings", default_factory=list)
 
     _regexes = field_validator("patterns", "unless", "forbid")(check_patterns)
     _readings = field_validator("readings", "unless_readings")(check_readings)
@@ -171,6 +198,14 @@ class Phrases(Detector):
         "`headings` in a written list (\"Decisions:\") meet it too."
     )
 
+    examples = (
+        Example(
+            params={"patterns": ["let me share my screen"]},
+            met=("Okay, let me share my screen.",),
+            not_met=("Can you all see me?",),
+        ),
+    )
+
     def detect(self, answer, params, turn_id):
         patterns = word_patterns(tuple(params.by_turn.get(turn_id, params.patterns)), tuple(params.unless))
         if params.forbid and (blunt := _blunt_hits(answer, compiled(tuple(params.forbid)))):
@@ -183,9 +218,12 @@ class Phrases(Detector):
 
 
 class PolitenessParams(Params):
-    extra_markers: list[str] = Field(default_factory=list)
-    extra_blunt: list[str] = Field(default_factory=list)
-    min_markers: int = Field(default=1, ge=1)
+    extra_markers: list[str] = param("More phrases that count as polite strategies.", "list of patterns",
+                                     default_factory=list)
+    extra_blunt: list[str] = param("More phrases that count as blunt (one makes it unmet).", "list of patterns",
+                                   default_factory=list)
+    min_markers: int = param("How many politeness markers (polite strategies other than pronouns) are needed.",
+                             "whole number ≥ 1", default=1, ge=1)
 
     _regexes = field_validator("extra_markers", "extra_blunt")(check_patterns)
 
@@ -198,6 +236,14 @@ class Politeness(Detector):
         "could you, please, greeting, … against bare commands, direct questions and blunt or rude "
         "phrases), the same decision as `coach politeness`. `extra_markers` count as polite "
         "strategies, `extra_blunt` as rude; `min_markers` polite strategies are needed as well."
+    )
+
+    examples = (
+        Example(
+            params={},
+            met=("Could you repeat the last part, please?",),
+            not_met=("Repeat that.",),
+        ),
     )
 
     def detect(self, answer, params, turn_id):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from scoring.detectors.base import Detector, Hit, first_sentences, lexicon, regex
+from scoring.detectors.base import Detector, Example, Hit, first_sentences, lexicon, regex
 from scoring.detectors.experience import ExtraPatterns
 
 
@@ -14,6 +14,14 @@ class Tradeoff(Detector):
         "'trades compute for memory'), a choice of one option over another ('rather than', 'keep "
         "it inside the node'), or a contrast that names a cost ('simple, but every step waits for "
         "the slowest GPU')."
+    )
+
+    examples = (
+        Example(
+            params={},
+            met=("Recomputation trades compute for memory.",),
+            not_met=("Recomputation is good.",),
+        ),
     )
 
     def detect(self, answer, params, turn_id):
@@ -43,6 +51,14 @@ class GenericReason(Detector):
         "performs well'. Met (the pitfall is present) with the sentence that shows it."
     )
 
+    examples = (
+        Example(
+            params={},
+            met=("We chose FSDP because it performs well.",),
+            not_met=("We chose FSDP because our 70B model did not fit in 80 GB per GPU.",),
+        ),
+    )
+
     def detect(self, answer, params, turn_id):
         cue = lexicon("pitfalls", "reason_cue")
         generic = lexicon("pitfalls", "generic_reason")
@@ -68,6 +84,14 @@ class Quantity(Detector):
         "A number put on the concept: bytes per parameter, how many times the gradient each GPU "
         "sends, a bubble fraction, a share of the compute, a latency or a duration. Spoken numbers "
         "count; numbers that only describe the setup (8 GPUs, a 7B model, 2023) do not."
+    )
+
+    examples = (
+        Example(
+            params={},
+            met=("With Adam in mixed precision, each parameter costs about 16 bytes.",),
+            not_met=("We trained a 7B model on 8 GPUs.",),
+        ),
     )
 
     def detect(self, answer, params, turn_id):
