@@ -18,7 +18,9 @@ from types import MappingProxyType
 
 from coach import interviewer
 from coach.content import Card, Persona
+from coach.drills import DrillLine, lines_for, read_aloud
 from coach.errors import CoachError
+from coach.pronunciation import REFERENCE_VOICE, Pronunciation, slow_voice
 from coach.result import SessionResult, TurnDelta
 from coach.session import CLOSED, PracticeEngine, SessionView, TurnResult
 from coach.store import PracticeSession, Turn
@@ -210,6 +212,21 @@ class Coach:
                     continue
                 archive.writestr(f"reports/{record['started_at'][:10]}-{record['card']}-{record['id'][:8]}.md", report)
         return out.getvalue()
+
+    def drill_lines(self, card_id: str) -> list[DrillLine]:
+        """A card's lines to read aloud (coach.drills): key phrases, then model-answer sentences
+        with the card's terms."""
+        return lines_for(self.library.card(card_id))
+
+    def read_aloud(self, audio, line: str) -> Pronunciation:
+        """One reading of a drill line: each word and whether it came through."""
+        return read_aloud(audio, line, self.settings)
+
+    def line_audio(self, line: str, slow: bool = False) -> bytes:
+        """A drill line in the clear reference voice the readings are measured against (WAV)."""
+        from coach import tts
+
+        return tts.synthesize(line, slow_voice() if slow else REFERENCE_VOICE, self.settings)
 
     def latest_active(self, kind: str | None = None) -> PracticeView | None:
         session = self.engine.latest_active(kind)

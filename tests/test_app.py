@@ -11,7 +11,7 @@ from streamlit.testing.v1 import AppTest
 from tests.conftest import REPO
 
 PAGES = ["coach/ui/pages/library.py", "coach/ui/pages/practice.py", "coach/ui/pages/interview.py",
-         "coach/ui/pages/history.py"]
+         "coach/ui/pages/history.py", "coach/ui/pages/read_aloud.py"]
 
 
 def app() -> AppTest:

@@ -1,0 +1,91 @@
+"""Read aloud: a card's lines (key phrases, model-answer sentences with its technical terms) to
+listen to and say; each reading shows which words came through and a tip for those that did not."""
+
+import hashlib
+
+import streamlit as st
+
+from coach.errors import CoachError
+from coach.report import escape_md
+from coach.ui import state, widgets
+
+korean = state.korean()
+coach = state.coach()
+library = state.library()
+READINGS = "read-aloud-results"  # recording digest → its result (or the message why not)
+
+st.title("Read aloud")
+st.caption("Listen to a line, say it, and see which words came through: the technical terms first. "
+           "Scored on this computer with the bundled speech model."
+           + (" 문장을 듣고 따라 말해 보세요. 전달되지 않은 단어와 발음 팁을 보여 줍니다." if korean else ""))
+
+cards = [c for c in library.cards_of_kind(None) if not c.personal]
+ids = [c.id for c in cards]
+wanted = st.query_params.get("card")
+card_id = st.selectbox("Card", ids, index=ids.index(wanted) if wanted in ids else 0,
+                       format_func=lambda cid: widgets.title(library.card(cid), korean), key="read-aloud-card")
+if card_id != wanted:
+    st.query_params["card"] = card_id
+
+
+@st.cache_data(show_spinner=False, max_entries=256)
+def _audio(line: str, slow: bool) -> bytes | None:
+    try:
+        return coach.line_audio(line, slow)
+    except CoachError:
+        return None
+
+
+def _words_md(result) -> str:
+    """The line as read: words that did not come through in red and struck, the rest as said."""
+    shown = []
+    for word in result.words:
+        text = escape_md(word.word)
+        shown.append(f":red[**~~{text}~~**]" if word.flag else text)
+    return " ".join(shown)
+
+
+def _result(line: str, recording) -> None:
+    data = recording.getvalue()
+    results = st.session_state.setdefault(READINGS, {})
+    digest = hashlib.sha256(data + line.encode()).hexdigest()
+    if digest not in results:
+        try:
+            with st.spinner("Listening …"):
+                results[digest] = coach.read_aloud(data, line)
+        except CoachError as exc:
+            results[digest] = str(exc)
+    outcome = results[digest]
+    if isinstance(outcome, str):
+        widgets.error(outcome)
+        return
+    flagged = [w for w in outcome.words if w.flag]
+    if not flagged:
+        st.success(f"Every word came through ({outcome.score:.0%})."
+                   + (" 모든 단어가 잘 전달되었어요." if korean else ""), icon="✅")
+        return
+    st.markdown(f"**{outcome.score:.0%} came through.** " + _words_md(outcome))
+    for word in flagged[:3]:
+        heard = f" (heard “{escape_md(word.heard)}”)" if word.heard else ""
+        st.markdown(f"🔁 **{escape_md(word.word.strip(' ,.;:!?'))}**{heard}: {escape_md(word.tip or '')}")
+        if korean and word.tip_ko:
+            st.caption(word.tip_ko)
+
+
+lines = coach.drill_lines(card_id)
+if not lines:
+    st.info("This card has no lines to read aloud yet.")
+for index, line in enumerate(lines):
+    with st.container(border=True, key=f"read-line-{index}"):
+        st.markdown(f"**{index + 1}.** {escape_md(line.text)}")
+        st.caption(line.source + (" · terms: " + ", ".join(line.terms[:4]) if line.terms else ""))
+        listen, slowly = st.columns(2)
+        for column, slow, label in ((listen, False, "Listen"), (slowly, True, "Slowly")):
+            with column:
+                spoken = _audio(line.text, slow)
+                if spoken is not None:
+                    st.caption(label)
+                    st.audio(spoken, format="audio/wav")
+        recording = st.audio_input(f"Say line {index + 1}", sample_rate=16000, key=f"read-{card_id}-{index}")
+        if recording is not None:
+            _result(line.text, recording)
