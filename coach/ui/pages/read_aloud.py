@@ -37,12 +37,16 @@ def _audio(line: str, slow: bool) -> bytes | None:
 
 
 def _words_md(result) -> str:
-    """The line as read: words that did not come through in red and struck, the rest as said."""
-    shown = []
+    """The line as read: words that did not come through in red and struck, the rest as said
+    (punctuation, which Whisper gives as words of its own, stays on the word before it)."""
+    shown = ""
     for word in result.words:
         text = escape_md(word.word)
-        shown.append(f":red[**~~{text}~~**]" if word.flag else text)
-    return " ".join(shown)
+        if not any(ch.isalnum() for ch in word.word):
+            shown += text
+            continue
+        shown += (" " if shown else "") + (f":red[**~~{text}~~**]" if word.flag else text)
+    return shown
 
 
 def _result(line: str, recording) -> None:
@@ -65,11 +69,15 @@ def _result(line: str, recording) -> None:
                    + (" 모든 단어가 잘 전달되었어요." if korean else ""), icon="✅")
         return
     st.markdown(f"**{outcome.score:.0%} came through.** " + _words_md(outcome))
-    for word in flagged[:3]:
-        heard = f" (heard “{escape_md(word.heard)}”)" if word.heard else ""
-        st.markdown(f"🔁 **{escape_md(word.word.strip(' ,.;:!?'))}**{heard}: {escape_md(word.tip or '')}")
-        if korean and word.tip_ko:
-            st.caption(word.tip_ko)
+    by_sound: dict[str, list] = {}
+    for word in flagged:  # one tip per sound, with the words it is for
+        by_sound.setdefault(word.sound or "", []).append(word)
+    for words in by_sound.values():
+        said = ", ".join(f"**{escape_md(w.word.strip(' ,.;:!?'))}**" + (f" (heard “{escape_md(w.heard)}”)"
+                                                                          if w.heard else "") for w in words)
+        st.markdown(f"🔁 {said}: {escape_md(words[0].tip or '')}")
+        if korean and words[0].tip_ko:
+            st.caption(words[0].tip_ko)
 
 
 lines = coach.drill_lines(card_id)
