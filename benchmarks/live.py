@@ -103,11 +103,19 @@ def live_turn(engine: PracticeEngine, samples: np.ndarray, speed: float) -> dict
             "path": live.path}
 
 
-def file_turn(engine: PracticeEngine, path: Path) -> float:
+def file_turn(engine: PracticeEngine, path: Path, later: bool = False) -> tuple[float, float]:
+    """The one-piece path: Stop -> scored result, and Stop -> pronunciation result stored (the
+    same moment unless `later`: the app's recorder makes it in the background after scoring)."""
+    import threading
+
     view = engine.start("gpu-cluster-optimization")
     stop = time.perf_counter()
-    engine.answer_with_audio(view.id, path)
-    return time.perf_counter() - stop
+    engine.answer_with_audio(view.id, path, pronounce_later=later)
+    scored = time.perf_counter() - stop
+    for thread in threading.enumerate():
+        if thread.name.startswith("pronounce-"):
+            thread.join()
+    return scored, time.perf_counter() - stop
 
 
 def main() -> None:
@@ -129,12 +137,13 @@ def main() -> None:
               f"feeding at {args.speed:g}x real time, 20 ms chunks")
         print("| answer | Stop -> result (live) | of which last segment | score + follow-up + store "
               "| audio not in a finished segment at Stop | live RTF | segments | decoded ahead "
-              "| Stop -> result (whole file) |")
-        print("|---|---|---|---|---|---|---|---|---|")
+              "| Stop -> result (whole file) | whole file, pronunciation after: result / pronunciation |")
+        print("|---|---|---|---|---|---|---|---|---|---|")
         for length in args.lengths:
             samples = answer_of(length, sentences)
             runs = [live_turn(engine, samples, args.speed) for _ in range(args.repeat)]
-            whole = [file_turn(engine, runs[0]["path"]) for _ in range(args.repeat)]
+            whole = [file_turn(engine, runs[0]["path"])[0] for _ in range(args.repeat)]
+            after = [file_turn(engine, runs[0]["path"], later=True) for _ in range(args.repeat)]
 
             def med(key, runs=runs):
                 return statistics.median(r[key] for r in runs)
@@ -142,7 +151,8 @@ def main() -> None:
             print(f"| {length:g} s ({len(samples) / RATE:.0f} s) | **{med('stop_to_result'):.2f} s** | "
                   f"{med('finish'):.2f} s | "
                   f"{med('turn') * 1000:.0f} ms | {med('backlog'):.1f} s | {med('rtf'):.3f} | "
-                  f"{runs[0]['segments']} | {runs[0]['ahead']} | {statistics.median(whole):.2f} s |",
+                  f"{runs[0]['segments']} | {runs[0]['ahead']} | {statistics.median(whole):.2f} s | "
+                  f"{statistics.median(a[0] for a in after):.2f} s / {statistics.median(a[1] for a in after):.2f} s |",
                   flush=True)
 
 

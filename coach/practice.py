@@ -213,6 +213,10 @@ class Coach:
                 archive.writestr(f"reports/{record['started_at'][:10]}-{record['card']}-{record['id'][:8]}.md", report)
         return out.getvalue()
 
+    def turn(self, turn_pk: int) -> Turn:
+        """One turn as stored now (a result made in the background shows up here)."""
+        return self.engine.store.get_turn(turn_pk)
+
     def drill_lines(self, card_id: str) -> list[DrillLine]:
         """A card's lines to read aloud (coach.drills): key phrases, then model-answer sentences
         with the card's terms."""

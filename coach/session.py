@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import logging
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -271,12 +272,15 @@ class PracticeEngine:
         return live
 
     def answer_with_audio(self, session_id: str, audio, *, transcript=None, suffix: str = ".wav",
-                          turn_pk: int | None = None) -> TurnResult:
+                          turn_pk: int | None = None, pronounce_later: bool = False) -> TurnResult:
         """The voice turn: keep the recording (bytes are saved to the data dir; a file is
         copied there unless it is there already), transcribe it with the card's vocabulary
         (unless the live path already did: `transcript`), then score and continue as
         `submit`. The result carries the transcript and the probably misheard terms.
-        AudioError when the recording cannot be used; it stays attached to the turn."""
+        AudioError when the recording cannot be used; it stays attached to the turn.
+        `pronounce_later`: the pronunciation result, when the live path has not made it, is
+        made in the background after the answer is scored and added to the stored transcript
+        (the app's one-piece recorder: feedback does not wait for it)."""
         from coach import stt
 
         view = self._active(session_id, turn_pk)
@@ -287,18 +291,46 @@ class PracticeEngine:
         path = self._keep_recording(view, audio, suffix)
         if transcript is None:
             transcript = stt.transcribe(path, self.settings, self.decode_options(view))
-        if transcript.pronunciation is None:
+        later = pronounce_later and transcript.pronunciation is None
+        if transcript.pronunciation is None and not later:
             from coach.pronunciation import pronunciation_of
 
             transcript.pronunciation = pronunciation_of(transcript, self.settings)
-        result = self._submit(view, transcript.text, transcript_json=transcript.model_dump_json(),
-                              timing=transcript.to_timing(), turn_pk=turn_pk or view.pending.id)
+        transcript.pronunciation_pending = later
+        answered = turn_pk or view.pending.id
+        stored = transcript.model_dump_json()
+        result = self._submit(view, transcript.text, transcript_json=stored, timing=transcript.to_timing(),
+                              turn_pk=answered)
+        if later:
+            self._pronounce_in_background(answered, stored, transcript)
         from coach.vocabulary import misheard_terms
 
         result.transcript = transcript
         result.notes.extend(getattr(transcript, "warnings", []))
         result.suggestions = misheard_terms(transcript.text, self.vocabulary(view))
         return result
+
+    def _pronounce_in_background(self, turn_pk: int, stored: str, transcript) -> threading.Thread:
+        """Make the answer's pronunciation result in a thread and add it to the transcript stored
+        with the turn (`stored`), unless another recording has replaced that meanwhile."""
+        from sqlalchemy.exc import SQLAlchemyError
+
+        from coach.pronunciation import pronunciation_of
+
+        def work() -> None:
+            try:
+                transcript.pronunciation = pronunciation_of(transcript, self.settings)
+            finally:
+                transcript.pronunciation_pending = False
+                try:
+                    if not self.store.replace_transcript(turn_pk, stored, transcript.model_dump_json()):
+                        log.info("pronunciation of turn %s not kept: its recording was replaced", turn_pk)
+                except (CoachError, SQLAlchemyError) as exc:  # the store is gone
+                    log.warning("pronunciation of turn %s not kept: %s", turn_pk, exc)
+
+        thread = threading.Thread(target=work, name=f"pronounce-{turn_pk}", daemon=True)
+        thread.start()
+        return thread
 
     def transcribe_only(self, session_id: str, audio, *, transcript=None, suffix: str = ".wav"):
         """A recording kept and transcribed for the pending turn but not sent: the learner

@@ -439,6 +439,23 @@ class Store:
             values["transcript_json"] = transcript_json
         return self._update_turn(turn_pk, expected_version, **values)
 
+    def get_turn(self, turn_pk: int) -> Turn:
+        with self._session() as db:
+            return self._own_turn(db, turn_pk)
+
+    def replace_transcript(self, turn_pk: int, expected: str, transcript_json: str) -> bool:
+        """The turn's transcript with something added to it (its pronunciation result), only
+        where it is still `expected` (not where another recording replaced it meanwhile); False
+        when it was not. The version is not bumped: nothing another writer read changes."""
+        query = (sa.update(Turn)
+                 .where(col(Turn.id) == turn_pk, col(Turn.session_id).in_(self._owned_sessions()),
+                        col(Turn.transcript_json) == expected)
+                 .values(transcript_json=transcript_json))
+        with self._session() as db:
+            changed = db.connection().execute(query).rowcount
+            db.commit()
+            return bool(changed)
+
     def save_draft(self, turn_pk: int, text: str) -> Turn:
         """What is typed for a turn not answered yet; its status does not change. A draft is not
         an answer, so its version is not bumped: a tab typing never makes another writer's

@@ -194,3 +194,45 @@ def test_practice_with_a_missing_audio_file_is_one_clear_line(tmp_path):
     result = subprocess.run([COACH, "practice", "--card", "status-update", "--audio", str(tmp_path / "no.wav")],
                             capture_output=True, text=True, cwd=REPO, env=env, timeout=60)
     assert result.returncode != 0 and "does not exist" in result.stderr
+
+
+def _background_done() -> None:
+    import threading
+
+    for thread in threading.enumerate():
+        if thread.name.startswith("pronounce-"):
+            thread.join(timeout=120)
+
+
+def test_a_one_piece_answer_is_scored_first_and_its_pronunciation_added_after(engine):
+    view = engine.start("gpu-cluster-optimization")
+    result = engine.answer_with_audio(view.id, fixture("answer.flac"), pronounce_later=True)
+    assert result.scorecard.criteria["measured_results"].met and result.transcript.pronunciation is None
+    _background_done()
+    stored = json.loads(engine.load(view.id).turns[0].transcript_json)
+    assert not stored["pronunciation_pending"]
+    assert stored["pronunciation"]["words"] and stored["text"] == result.transcript.text
+
+
+def test_a_correction_made_meanwhile_still_gets_the_recordings_pronunciation(engine, monkeypatch):
+    """The result describes the recording, which a typed correction does not change (as when it
+    is made before the answer is scored); a new recording for the turn would."""
+    import threading
+
+    from coach import pronunciation
+
+    release = threading.Event()
+    real = pronunciation.pronunciation_of
+    monkeypatch.setattr(pronunciation, "pronunciation_of", lambda *a: release.wait(60) and real(*a))
+    view = engine.start("gpu-cluster-optimization")
+    result = engine.answer_with_audio(view.id, fixture("answer.flac"), pronounce_later=True)
+    first = engine.load(view.id).turns[0]
+    assert json.loads(first.transcript_json)["pronunciation_pending"]
+    engine.rescore(view.id, first.id, result.transcript.text + " I rewrote the jit boundaries myself.")
+    release.set()
+    _background_done()
+    turn = engine.load(view.id).turns[0]
+    assert turn.answer_text.endswith("myself.")
+    stored = json.loads(turn.transcript_json)
+    assert stored["pronunciation"]["words"] and not stored["pronunciation_pending"]
+    assert not engine.store.replace_transcript(turn.id, "an older transcript", "{}")  # compare, then set

@@ -35,6 +35,7 @@ class Transcript(BaseModel):
     # which words came through (coach.pronunciation.Pronunciation as a dict), kept with the
     # turn's transcript; None when it was not computed
     pronunciation: dict | None = None
+    pronunciation_pending: bool = False  # being computed after the answer was scored
 
     def to_timing(self) -> SpeechTiming:
         """What scoring.delivery needs: duration and the timed words with probabilities."""

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from datetime import datetime, timedelta, timezone
 
 import streamlit as st
 
@@ -15,6 +16,7 @@ from coach.report import escape_md
 from coach.ui import state
 
 MAX_SHOWN = 5  # the words worth working on first; more would bury the feedback
+PENDING_FOR = timedelta(minutes=2)  # a background result not stored by then is not coming
 AGAIN = "pronunciation_again"
 
 
@@ -25,8 +27,37 @@ def stored(turn) -> Pronunciation | None:
     return Pronunciation.model_validate(data) if data else None
 
 
+def _pending(turn) -> bool:
+    """Its result is being made in the background (a one-piece recording), and was asked for
+    recently enough that it is still coming (a process that died leaves the flag behind)."""
+    if not turn.transcript_json or not json.loads(turn.transcript_json).get("pronunciation_pending"):
+        return False
+    answered = turn.answered_at
+    if answered is not None and answered.tzinfo is None:
+        answered = answered.replace(tzinfo=timezone.utc)
+    return answered is not None and datetime.now(timezone.utc) - answered < PENDING_FOR
+
+
+@st.fragment(run_every=1.0)
+def _awaited(turn_pk: int, korean: bool) -> None:
+    """Polls the stored turn until its pronunciation result is there (or is not coming), then
+    reruns the page, which shows it in its place."""
+    turn = state.coach().turn(turn_pk)
+    if stored(turn) is not None or not _pending(turn):
+        st.rerun()
+    st.caption("🗣️ Checking which words came through …" + (" 발음 확인 중 …" if korean else ""))
+
+
 def feedback(turn, korean: bool) -> None:
-    """The turn's pronunciation feedback (nothing for a typed answer)."""
+    """The turn's pronunciation feedback (nothing for a typed answer); while it is still being
+    made, a line that is replaced by it once it is stored."""
+    if stored(turn) is None and _pending(turn):
+        _awaited(turn.id, korean)
+        return
+    _shown(turn, korean)
+
+
+def _shown(turn, korean: bool) -> None:
     result = stored(turn)
     if result is None:
         return

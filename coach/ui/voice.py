@@ -245,7 +245,8 @@ def _send_recording(engine: PracticeEngine, view: SessionView, data: bytes, entr
                 entry.update(text=transcript.text, transcript_json=transcript.model_dump_json(),
                              timing=transcript.to_timing())
                 return False  # the transcript goes to the answer box, beside the draft
-            result = engine.answer_with_audio(view.id, data, suffix=".wav", turn_pk=view.pending.id)
+            result = engine.answer_with_audio(view.id, data, suffix=".wav", turn_pk=view.pending.id,
+                                              pronounce_later=True)  # the scorecard does not wait for it
     except CoachError as exc:
         entry["error"] = str(exc)
         return False
