@@ -108,6 +108,9 @@ def file_turn(engine: PracticeEngine, path: Path, later: bool = False) -> tuple[
     same moment unless `later`: the app's recorder makes it in the background after scoring)."""
     import threading
 
+    from coach import pronunciation
+
+    pronunciation._reference_cache.clear()  # each run makes its references, as a new answer would
     view = engine.start("gpu-cluster-optimization")
     stop = time.perf_counter()
     engine.answer_with_audio(view.id, path, pronounce_later=later)
