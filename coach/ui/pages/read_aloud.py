@@ -83,6 +83,10 @@ def _result(line: str, recording) -> None:
 lines = coach.drill_lines(card_id)
 if not lines:
     st.info("This card has no lines to read aloud yet.")
+terms = list(dict.fromkeys(term for line in lines for term in line.terms))
+if terms:
+    st.markdown("**Terms to get right:** " + ", ".join(escape_md(t) for t in terms)
+                + (" · 정확히 발음해야 할 용어" if korean else ""))
 for index, line in enumerate(lines):
     with st.container(border=True, key=f"read-line-{index}"):
         st.markdown(f"**{index + 1}.** {escape_md(line.text)}")
