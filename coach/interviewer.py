@@ -12,12 +12,13 @@ import hashlib
 from dataclasses import dataclass
 
 from coach.content import Card, Criterion, Persona
+from coach.store import TurnKind
 
 
 @dataclass
 class NextPrompt:
     turn_id: str
-    kind: str  # question | follow-up | retry
+    kind: TurnKind
     prompt: str
     criterion: str | None = None
     llm: dict | None = None
@@ -35,7 +36,7 @@ def opening(card: Card, persona: Persona, session_id: str, turn_index: int = 0) 
     prompt = pick([turn.prompt, *turn.variants], f"{session_id}:{turn.id}")
     if turn_index == 0 and persona.greeting:
         prompt = f"{persona.greeting} {prompt}"
-    return NextPrompt(turn_id=turn.id, kind="question", prompt=prompt)
+    return NextPrompt(turn_id=turn.id, kind=TurnKind.QUESTION, prompt=prompt)
 
 
 @dataclass
@@ -110,7 +111,7 @@ def retry_prompt(card: Card, persona: Persona, turn_id: str, missing: list[Crite
         prompt = f"{persona.retry_line} {hint}"
     return NextPrompt(
         turn_id=turn_id,
-        kind="retry",
+        kind=TurnKind.RETRY,
         prompt=prompt,
         criterion=missing[0].id if missing else None,
     )
@@ -119,17 +120,17 @@ def retry_prompt(card: Card, persona: Persona, turn_id: str, missing: list[Crite
 def korean_hint(card: Card, kind: str, turn_id: str, criteria: str | None) -> str | None:
     """The question in Korean, for listening practice: the card's own translation of a question,
     or what a follow-up or the retell asks for."""
-    if kind in ("question", "retry"):
+    if kind in (TurnKind.QUESTION, TurnKind.RETRY):
         turn = next((t for t in card.turns if t.id == turn_id), None)
         if turn and turn.prompt_ko:
             return turn.prompt_ko
-    if kind == "follow-up" and criteria:
+    if kind == TurnKind.FOLLOW_UP and criteria:
         labels = [card.criterion(c).label_ko for c in criteria.split(",") if c in {x.id for x in card.criteria}]
         if labels:
             return "이 질문이 묻는 것: " + ", ".join(labels)
-    if kind == "follow-up":
+    if kind == TurnKind.FOLLOW_UP:
         return "답변을 한 단계 더 깊게 설명해 달라는 질문입니다."
-    if kind == "retell":
+    if kind == TurnKind.RETELL:
         seconds = card.estimated_seconds or 90
         return f"처음 질문에 대한 답을 약 {seconds}초 안에, 지금까지 보탠 내용까지 모두 담아 처음부터 다시 말해 보세요."
     return None

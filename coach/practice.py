@@ -23,11 +23,11 @@ from coach.errors import CoachError
 from coach.pronunciation import REFERENCE_VOICE, Pronunciation, slow_voice
 from coach.result import SessionResult, TurnDelta
 from coach.session import CLOSED, PracticeEngine, SessionView, TurnResult
-from coach.store import PracticeSession, Turn
+from coach.store import PracticeSession, Turn, TurnKind, TurnStatus
 from coach.summary import PracticeItem, RetellComparison, Summary, next_steps, retell_comparison, summarise
 from scoring.models import Scorecard
 
-__all__ = ["Coach", "Feedback", "PracticeView", "SessionResult", "Turn", "present"]
+__all__ = ["Coach", "Feedback", "PracticeView", "SessionResult", "Turn", "TurnKind", "TurnStatus", "present"]
 
 
 @dataclass(frozen=True)

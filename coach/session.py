@@ -28,7 +28,7 @@ from coach.errors import (
 )
 from coach.interviewer import NextPrompt
 from coach.result import SessionResult, TurnDelta, card_turn_of, session_result
-from coach.store import PracticeSession, Store, Turn, recording_path, save_audio_file
+from coach.store import PracticeSession, Store, Turn, TurnKind, TurnStatus, recording_path, save_audio_file
 from scoring.grammar import warm_up as warm_up_parser
 from scoring.models import Scorecard, SpeechTiming
 
@@ -36,7 +36,7 @@ log = logging.getLogger(__name__)
 
 # A refused answer (too long) stays in its turn, and the same prompt is asked again in a new
 # one: the answer is kept, and never scored by a later resume.
-CLOSED = ("scored", "skipped", "refused")
+CLOSED = (TurnStatus.SCORED, TurnStatus.SKIPPED, TurnStatus.REFUSED)
 
 # An answer saved but not scored yet is being scored by its writer for at most this long
 # (scoring, the LLM judge and the follow-up's wording each end by their deadline); after it
@@ -109,7 +109,7 @@ class SessionView:
         return next((t for t in self.turns if t.scorecard_json), None)
 
     def retell(self) -> Turn | None:
-        return next((t for t in self.turns if t.kind == "retell" and t.scorecard_json), None)
+        return next((t for t in self.turns if t.kind == TurnKind.RETELL and t.scorecard_json), None)
 
 
 @dataclass
@@ -160,10 +160,10 @@ class PracticeEngine:
             return view
         last = view.turns[-1]
         next_prompt: NextPrompt | None
-        if last.status == "refused":  # the same prompt is asked again, as `submit` does
-            next_prompt = NextPrompt(last.turn_id, last.kind, last.prompt, criterion=last.criterion,
+        if last.status == TurnStatus.REFUSED:  # the same prompt is asked again, as `submit` does
+            next_prompt = NextPrompt(last.turn_id, TurnKind(last.kind), last.prompt, criterion=last.criterion,
                                      llm=json.loads(last.llm_json) if last.llm_json else None)
-        elif last.status == "skipped":
+        elif last.status == TurnStatus.SKIPPED:
             turn_ids = [t.id for t in view.card.turns]
             next_prompt = (self._next_card_turn(view, turn_ids.index(last.turn_id) + 1)
                            if last.turn_id in turn_ids else None)  # a situation removed from the card since
@@ -460,7 +460,7 @@ class PracticeEngine:
             message = (f"the answer is {len(text):,} characters; the limit is "
                        f"{self.settings.max_answer_chars:,}. It is saved; please send a shorter one")
             view.put(self.store.mark_refused(turn.id, message))
-            again = NextPrompt(turn.turn_id, turn.kind, turn.prompt, criterion=turn.criterion,
+            again = NextPrompt(turn.turn_id, TurnKind(turn.kind), turn.prompt, criterion=turn.criterion,
                                llm=json.loads(turn.llm_json) if turn.llm_json else None)
             self._ask(view, again, turn.position + 1)
             raise AnswerTooLongError(message)
@@ -468,7 +468,7 @@ class PracticeEngine:
 
     def _being_scored(self, turn: Turn) -> bool:
         """An answer saved moments ago and not scored yet: its writer is scoring it now."""
-        if not turn.answer_text or turn.status != "answered" or turn.answered_at is None:
+        if not turn.answer_text or turn.status != TurnStatus.ANSWERED or turn.answered_at is None:
             return False
         from datetime import UTC, datetime
 
@@ -586,21 +586,21 @@ class PracticeEngine:
 
     def _next_interview(self, view: SessionView, text: str) -> NextPrompt | None:
         """Follow up on every criterion still missing (each once), then the retell, then close."""
-        if any(t.kind == "retell" for t in view.turns):
+        if any(t.kind == TurnKind.RETELL for t in view.turns):
             return None
         main = view.card.turns[0].id
         asked = [t.prompt for t in view.turns]
         asked_criteria = {c for t in view.turns if t.criterion for c in t.criterion.split(",")}
-        follow_ups = sum(1 for t in view.turns if t.kind == "follow-up" and t.status != "refused")
+        follow_ups = sum(1 for t in view.turns if t.kind == TurnKind.FOLLOW_UP and t.status != TurnStatus.REFUSED)
         result = view.result()
         missing = [view.card.criterion(state.criterion) for state in result.missing()]
         choice = interviewer.next_interview_question(view.card, view.persona, missing, asked_criteria, follow_ups)
         if choice is None:
             depth = interviewer.depth_question(view.card, view.id) if follow_ups == 0 else None
             if depth:
-                return NextPrompt(main, "follow-up", interviewer.persona_words(view.persona, depth, follow_ups))
-            return NextPrompt(main, "retell", interviewer.retell_prompt(view.card))
-        prompt = NextPrompt(main, "follow-up", "", criterion=",".join(c.id for c in choice.criteria))
+                return NextPrompt(main, TurnKind.FOLLOW_UP, interviewer.persona_words(view.persona, depth, follow_ups))
+            return NextPrompt(main, TurnKind.RETELL, interviewer.retell_prompt(view.card))
+        prompt = NextPrompt(main, TurnKind.FOLLOW_UP, "", criterion=",".join(c.id for c in choice.criteria))
         if self.settings.llm_model and len(choice.criteria) == 1:
             from coach.llm_followup import word_follow_up
 
@@ -619,9 +619,9 @@ class PracticeEngine:
         missing = [view.card.criterion(state.criterion) for state in result.missing()
                    if state.card_turn == turn.turn_id]
         met = [view.card.criterion(cid) for cid in result.met_ids(turn.turn_id)]
-        retried = any(t.kind == "retry" and t.turn_id == turn.turn_id for t in view.turns)
+        retried = any(t.kind == TurnKind.RETRY and t.turn_id == turn.turn_id for t in view.turns)
         if missing and not retried:
-            retries = sum(1 for t in view.turns if t.kind == "retry")
+            retries = sum(1 for t in view.turns if t.kind == TurnKind.RETRY)
             return interviewer.retry_prompt(view.card, view.persona, turn.turn_id, missing, met, retries)
         return self._next_card_turn(view, card_turn_ids.index(turn.turn_id) + 1)
 
@@ -634,7 +634,7 @@ class PracticeEngine:
         """Move on from an offered retry to the next turn of a meeting card."""
         view = self._active(session_id)
         pending = view.pending
-        if pending.kind != "retry" or pending.answer_text:
+        if pending.kind != TurnKind.RETRY or pending.answer_text:
             return view
         index = [t.id for t in view.card.turns].index(pending.turn_id) + 1
         next_prompt = self._next_card_turn(view, index)

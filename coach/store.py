@@ -14,6 +14,7 @@ import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
+from enum import StrEnum
 from pathlib import Path
 
 import sqlalchemy as sa
@@ -36,6 +37,28 @@ MIGRATIONS = Path(__file__).resolve().parent / "migrations"
 def utcnow() -> datetime:
     return datetime.now(UTC)
 
+
+
+class TurnKind(StrEnum):
+    """What a prompt is: the card's question, a follow-up on what was missing, the same
+    question asked again after a refused answer, or the request to retell the whole answer."""
+
+    QUESTION = "question"
+    FOLLOW_UP = "follow-up"
+    RETRY = "retry"
+    RETELL = "retell"
+
+
+class TurnStatus(StrEnum):
+    """Where a turn stands: asked; answered (saved, not scored yet); scored; failed (scoring
+    failed, the answer is kept); skipped; refused (too long: kept, never scored)."""
+
+    ASKED = "asked"
+    ANSWERED = "answered"
+    SCORED = "scored"
+    FAILED = "failed"
+    SKIPPED = "skipped"
+    REFUSED = "refused"
 
 class LearnerRow(SQLModel, table=True):
     """Whose sessions: a signed-in identity (issuer and subject; email and name are only shown),
@@ -74,7 +97,7 @@ class Turn(SQLModel, table=True):
     session_id: str = Field(foreign_key="practice_session.id", index=True, max_length=32)
     position: int
     turn_id: str = Field(max_length=100)
-    kind: str = Field(max_length=20)  # question | follow-up | retry
+    kind: str = Field(max_length=20)  # a TurnKind
     criterion: str | None = Field(default=None, max_length=100)
     prompt: str = Field(sa_type=sa.Text)
     answer_text: str | None = Field(default=None, sa_type=sa.Text)
@@ -84,7 +107,7 @@ class Turn(SQLModel, table=True):
     scorecard_json: str | None = Field(default=None, sa_type=sa.Text)
     scorer_version: str | None = Field(default=None, max_length=20)
     llm_json: str | None = Field(default=None, sa_type=sa.Text)
-    status: str = Field(default="asked", max_length=20)  # asked | answered | scored | failed | skipped | refused
+    status: str = Field(default=TurnStatus.ASKED, max_length=20)  # a TurnStatus
     error: str | None = Field(default=None, sa_type=sa.Text)
     created_at: datetime = Field(default_factory=utcnow, sa_type=sa.DateTime(timezone=True))
     answered_at: datetime | None = Field(default=None, sa_type=sa.DateTime(timezone=True))
@@ -430,7 +453,7 @@ class Store:
 
     def save_answer(self, turn_pk: int, text: str | None, *, audio_path: str | None = None,
                     transcript_json: str | None = None, expected_version: int | None = None) -> Turn:
-        values = {"status": "answered", "answered_at": utcnow(), "error": None}
+        values = {"status": TurnStatus.ANSWERED, "answered_at": utcnow(), "error": None}
         if text is not None:
             values["answer_text"] = text
         if audio_path is not None:
@@ -471,7 +494,8 @@ class Store:
     def save_scorecard(self, turn_pk: int, scorecard_json: str, scorer_version: str, *,
                        expected_version: int | None = None) -> Turn:
         return self._update_turn(turn_pk, expected_version, scorecard_json=scorecard_json,
-                                 scorer_version=scorer_version, status="scored", scored_at=utcnow(), error=None)
+                                 scorer_version=scorer_version, status=TurnStatus.SCORED, scored_at=utcnow(),
+                                 error=None)
 
     def keep_unused_answer(self, turn_pk: int, text: str, transcript_json: str | None = None) -> AnswerRevision:
         """Keep an answer that was refused because another writer answered the turn first."""
@@ -509,13 +533,13 @@ class Store:
                 db.commit()
 
     def mark_failed(self, turn_pk: int, error: str, *, expected_version: int | None = None) -> Turn:
-        return self._update_turn(turn_pk, expected_version, status="failed", error=error)
+        return self._update_turn(turn_pk, expected_version, status=TurnStatus.FAILED, error=error)
 
     def mark_refused(self, turn_pk: int, error: str) -> Turn:
-        return self._update_turn(turn_pk, status="refused", error=error)
+        return self._update_turn(turn_pk, status=TurnStatus.REFUSED, error=error)
 
     def mark_skipped(self, turn_pk: int) -> Turn:
-        return self._update_turn(turn_pk, status="skipped")
+        return self._update_turn(turn_pk, status=TurnStatus.SKIPPED)
 
     def finish_session(self, session_id: str) -> None:
         with self._session() as db:

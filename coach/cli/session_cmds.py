@@ -10,7 +10,7 @@ from coach.access import LOCAL, Learner
 from coach.config import load_settings
 from coach.content import as_text, default_library, not_utf8, text_problem
 from coach.errors import AnswerTooLongError, CoachError, ConcurrentAnswerError, EmptyAnswerError
-from coach.practice import Coach, PracticeView
+from coach.practice import Coach, PracticeView, TurnStatus
 from coach.report import history
 from coach.session import PracticeEngine
 from coach.store import Store, open_store
@@ -126,7 +126,7 @@ def run_practice(args) -> int:
         _say("This session is finished.")
         return 0
     pending = view.pending
-    if pending.answer_text and pending.status in ("answered", "failed"):
+    if pending.answer_text and TurnStatus(pending.status) in {TurnStatus.ANSWERED, TurnStatus.FAILED}:
         _say("Scoring the answer saved before the interruption …")
         view = coach.score_again(view.id)
         _print_answer(view)

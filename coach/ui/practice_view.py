@@ -11,7 +11,7 @@ import threading
 import streamlit as st
 
 from coach.errors import CoachError, SessionNotFoundError
-from coach.practice import Coach, PracticeView, SessionResult, Turn
+from coach.practice import Coach, PracticeView, SessionResult, Turn, TurnKind, TurnStatus
 from coach.ui import listening, pronunciation_view, state, voice, widgets
 
 PREVIEW_CHARS = 280  # the newest answer is shown this long; the full text is in its scorecard
@@ -195,14 +195,14 @@ def _prompt(view: PracticeView, turn: Turn) -> None:
     current = turn is view.pending
     with st.chat_message("assistant"):
         hint = view.korean_hint(turn)
-        if current and card.several_moments and turn.kind == "question":
+        if current and card.several_moments and turn.kind == TurnKind.QUESTION:
             number = [t.id for t in card.turns].index(turn.turn_id) + 1
             st.caption(f"Moment {number} of {len(card.turns)}: {card.turn_label(turn.turn_id, state.korean())}")
         listening.persona_line(turn.prompt, view.persona, current=current, korean_text=hint, key=f"line-{turn.id}",
                                literal=card.personal)
-        if current and turn.kind == "question" and card.kind == "interview" and card.estimated_seconds:
+        if current and turn.kind == TurnKind.QUESTION and card.kind == "interview" and card.estimated_seconds:
             st.caption(f"Aim for about {card.estimated_seconds} seconds: one real project, in your own words.")
-        if current and turn.kind == "retell":
+        if current and turn.kind == TurnKind.RETELL:
             seconds = card.estimated_seconds or 90
             st.caption(f"Your final take: about {seconds} seconds. It is scored and compared with your first answer.")
 
@@ -222,7 +222,7 @@ def _exchange(view: PracticeView, index: int, turn: Turn, result: SessionResult,
         st.text(text)
         if index in view.feedback:
             scorecard, delta = view.feedback[index].scorecard, view.feedback[index].delta
-            if turn.kind == "retell" and (retell := view.retell) is not None:
+            if turn.kind == TurnKind.RETELL and (retell := view.retell) is not None:
                 st.markdown(f"Your retell: **{retell.retell_met} of {retell.of}** in one answer "
                             f"(your first answer: {retell.first_met} of {retell.of})")
             elif delta is not None:
@@ -337,7 +337,7 @@ def _answer_box(coach: Coach, view: PracticeView, kind: str) -> None:
     pending = view.pending
     limit = coach.settings.max_answer_chars
     _restore_draft(view)
-    if pending.answer_text and pending.status in ("answered", "failed"):
+    if pending.answer_text and TurnStatus(pending.status) in {TurnStatus.ANSWERED, TurnStatus.FAILED}:
         if len(pending.answer_text) > limit:
             st.warning(f"Your last answer is saved but it is {len(pending.answer_text):,} characters, over the "
                        f"{limit:,} limit. It is still in the box below: shorten it and send it again.")
@@ -381,10 +381,10 @@ def _answer_box(coach: Coach, view: PracticeView, kind: str) -> None:
         return sent
 
     actions[0].button("Send answer", type="primary", key="send", on_click=_gesture, args=(send, key))
-    if pending.kind == "retry":
+    if pending.kind == TurnKind.RETRY:
         actions[1].button("Skip to the next situation", key="skip", on_click=_gesture,
                           args=(lambda: coach.skip(view.id),))
-    if pending.kind == "retell":
+    if pending.kind == TurnKind.RETELL:
         actions[1].button("Skip the retell", key="skip-retell", on_click=_gesture, args=(lambda: coach.end(view.id),))
     _end_button(coach, view, actions[2])
 
