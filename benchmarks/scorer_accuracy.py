@@ -4,7 +4,9 @@
 
 `written`: answers written to the cards' definitions (tests/corpus/); `real`: passages real
 people wrote or said, from openly licensed pages (tests/corpus/real/); `real3`: a third set of
-real passages from other sources, collected and labelled later (tests/corpus/real/set3/). The development split
+real passages from other sources, collected and labelled later (tests/corpus/real/set3/);
+`personal`: answers to ten learners' own questions (cards made by `coach card new`, in
+tests/corpus/personal/cards/), held out whole: score it, never tune on it. The development split
 is for tuning; the test split is only scored and reported (see benchmarks/README.md).
 --errors lists the wrong verdicts: use it on dev only.
 """
@@ -24,13 +26,15 @@ import scoring  # noqa: E402
 from coach.content import load_library  # noqa: E402
 
 CORPUS = REPO / "tests" / "corpus"
+PERSONAL_CARDS = CORPUS / "personal" / "cards"  # the learner's own cards the `personal` answers are for
 
 
 def corpus_rows(split: str, corpus: str = "written") -> list[dict]:
     rows = []
-    folder = {"written": CORPUS, "real": CORPUS / "real", "real3": CORPUS / "real" / "set3"}[corpus]
+    folder = {"written": CORPUS, "real": CORPUS / "real", "real3": CORPUS / "real" / "set3",
+              "personal": CORPUS / "personal"}[corpus]
     for path in sorted(folder.glob("*.jsonl")):
-        if split == "all" or path.name.endswith(f".{split}.jsonl"):
+        if split == "all" or corpus == "personal" or path.name.endswith(f".{split}.jsonl"):
             rows.extend(json.loads(line) for line in path.read_text(encoding="utf-8").splitlines())
     return rows
 
@@ -55,12 +59,12 @@ def evaluate(library, rows):
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--corpus", default="written", choices=["written", "real", "real3"])
+    parser.add_argument("--corpus", default="written", choices=["written", "real", "real3", "personal"])
     parser.add_argument("--split", default="dev", choices=["dev", "test", "all"])
     parser.add_argument("--errors", action="store_true")
     parser.add_argument("--card")
     args = parser.parse_args()
-    library = load_library([REPO / "content"], [REPO / "personas"])
+    library = load_library([REPO / "content"], [REPO / "personas"], personal_paths=(PERSONAL_CARDS,))
     rows = [r for r in corpus_rows(args.split, args.corpus) if not args.card or r["card"] == args.card]
     cells, wrong = evaluate(library, rows)
     print(f"corpus={args.corpus} split={args.split}: {len(rows)} answers, {sum(c[1] for c in cells.values())} verdicts")
