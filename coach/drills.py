@@ -31,8 +31,12 @@ class DrillLine:
 
 
 def _terms_in(text: str, terms: list[str]) -> tuple[str, ...]:
+    """The card terms the text says, without those that are only a part of a longer one it says
+    ("RDMA" in "GPUDirect RDMA", "GPU" in "GPUs")."""
     lowered = text.lower()
-    return tuple(t for t in terms if re.search(rf"(?<![\w-]){re.escape(t.lower())}(?![\w-])", lowered))
+    found = [t for t in terms if re.search(rf"(?<![\w-]){re.escape(t.lower())}(?![\w-])", lowered)]
+    return tuple(t for t in found
+                 if not any(t != longer and t.lower() in longer.lower() for longer in found))
 
 
 def _sayable(text: str) -> bool:
