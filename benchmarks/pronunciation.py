@@ -299,8 +299,9 @@ def human(settings, model) -> None:
 
 def hints(settings, folder: Path, per_card: int) -> None:
     library = default_library()
-    misheard = hinted = answers_right = false_hints = 0
+    counts = {half: [0, 0, 0, 0] for half in ("dev", "test")}  # misheard, hinted, answers right, false hints
     for card in sorted(library.cards.values(), key=lambda c: c.id):
+        tally = counts[split_of(card.id)]  # cards split in halves too: a rule is changed on dev only
         vocabulary = card_vocabulary(card)
         if not vocabulary:
             continue
@@ -320,14 +321,15 @@ def hints(settings, folder: Path, per_card: int) -> None:
             heard_text = transcript.text.lower()
             missed = [t for t in said if not re.search(rf"(?<![\w-]){re.escape(t.lower())}(?![\w-])", heard_text)]
             if missed:
-                misheard += len(missed)
-                hinted += sum(any(s.term == t for s in got) for t in missed)
+                tally[0] += len(missed)
+                tally[1] += sum(any(s.term == t for s in got) for t in missed)
             else:
-                answers_right += 1
-                false_hints += len(got)
-    print(f"(c) did you mean: {misheard} misheard card terms, right hint for {hinted / max(1, misheard):.2f} "
-          f"(target >= 0.70); {false_hints} false hints in {answers_right} correctly transcribed answers = "
-          f"{10 * false_hints / max(1, answers_right):.1f} per 10 (target <= 1)")
+                tally[2] += 1
+                tally[3] += len(got)
+    for half, (misheard, hinted, answers_right, false_hints) in counts.items():
+        print(f"(c) did you mean, {half} cards: {misheard} misheard card terms, right hint for "
+              f"{hinted / max(1, misheard):.2f} (target >= 0.70); {false_hints} false hints in {answers_right} "
+              f"correctly transcribed answers = {10 * false_hints / max(1, answers_right):.1f} per 10 (target <= 1)")
 
 
 # --- (d) latency -------------------------------------------------------------------------------------
