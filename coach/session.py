@@ -317,6 +317,8 @@ class PracticeEngine:
 
         from coach.pronunciation import pronunciation_of
 
+        transcript = transcript.model_copy(deep=True)  # the caller's stays as it was returned
+
         def work() -> None:
             try:
                 transcript.pronunciation = pronunciation_of(transcript, self.settings)

@@ -1,17 +1,19 @@
 """Pronunciation feedback in a real browser: a spoken answer with words said the way a Korean
-speaker may say them (r/l, v/b, th/s: "scleen", "hetelogeneous", "belly", "sloughput") shows
-the words that did not come through flagged with their tip; "say it again" with the line said
-right shows the verdict on the new recording. Debian's chromium with a fake microphone (a WAV
-espeak-ng speaks), against the real app server.
+speaker may say them (r/l, v/b, th/s: "scleen", "ploblem", "ratency", "belly", "sloughput")
+shows a word that did not come through flagged with its tip; "say it again" with the line said
+right shows that it now came through. Debian's chromium with a fake microphone (a WAV espeak-ng
+speaks), against the real app server.
 
 Which words tiny.en misses depends on where the recording starts to the millisecond (the fake
-microphone opens a little before or after Record), so the answer holds several respelled
-words: over 23 start offsets 0-1 s every one had at least one word flagged, never the same
-set (a single respelled word went unflagged at 2 of 12)."""
+microphone opens a little before or after Record), so the answer holds several respelled words
+in plain sentences: over 13 start offsets 0-1 s (the recording resampled as a browser would),
+every one had a meant word flagged (never the same set) and saying its line again cleared it;
+in the browser tiny.en sometimes writes another word for a respelled one ("output" for
+"sloughput") and flags that. With a single respelled word 2 of 12 offsets flagged nothing, and
+a garbled line ("Our head luxurious cluster") did not always clear when said again."""
 
 from __future__ import annotations
 
-import re
 import shutil
 import subprocess
 import wave
@@ -25,9 +27,9 @@ from tests.e2e.test_voice_turn import CHROMIUM, app_url  # noqa: F401 - the serv
 
 pytestmark = pytest.mark.e2e
 
-SAID = ("I shared my scleen and we found the ploblem in the data loader. Our hetelogeneous "
-        "cluster had belly row sloughput. GPU utirization went from forty percent to eighty "
-        "three percent.")
+SAID = ("I shared my scleen and we found the ploblem in the data roader. The ratency was belly high. "
+        "GPU utirization went from forty percent to eighty three percent, and the sloughput doubled.")
+MEANT = {"screen", "problem", "loader", "latency", "very", "utilization", "throughput"}
 FLAGS = ["--use-fake-device-for-media-stream", "--use-fake-ui-for-media-stream",
          "--disable-background-networking", "--disable-component-update", "--disable-sync",
          "--no-first-run", "--disable-quic", "--no-sandbox", "--disable-gpu"]
@@ -79,8 +81,10 @@ def test_a_flagged_word_with_its_tip_and_say_it_again(app_url, tmp_path):  # noq
         expect(words.first).to_be_visible(timeout=180_000)
         flagged = [w.split("”")[0].strip("“") for w in words.locator("strong").all_inner_texts()]
         assert flagged, "no word flagged"
-        meant = flagged[0]
-        word = words.filter(has_text=meant).first
+        # a respelled word when one is flagged; tiny.en may also have written another in its place
+        # ("output" for "sloughput"), whose line is still a plain sentence to say again
+        meant = next((w for w in flagged if w.lower() in MEANT), flagged[0])
+        word = words.filter(has_text=f"“{meant}”").first
         tip, tip_ko = tip_for(diagnose(meant))  # the sound its letters risk (nothing else was heard)
         expect(word).to_contain_text(tip)
         expect(word).to_contain_text(tip_ko)
@@ -108,11 +112,7 @@ def test_a_flagged_word_with_its_tip_and_say_it_again(app_url, tmp_path):  # noq
         word = page.locator('[class*="st-key-pron-word-"]').filter(has_text=meant).first
         expect(word).to_be_visible(timeout=120_000)
         _record(page, word.locator('[data-testid="stAudioInputActionButton"][aria-label="Record"]'), 6)
-        # the verdict on the new recording; that a clean reading of the word comes through is
-        # tests/test_pronunciation.py's (here the line is the transcript's, which tiny.en may
-        # have garbled around a respelled word: "Our head luxurious cluster")
-        verdict = word.get_by_text(re.compile(r"came through this time|still did not come through"))
-        expect(verdict).to_be_visible(timeout=120_000)
+        expect(word.get_by_text("came through this time")).to_be_visible(timeout=120_000)
         word.scroll_into_view_if_needed()
         page.screenshot(path=str(shots / "again-1400.png"))
         browser.close()
