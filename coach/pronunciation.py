@@ -59,6 +59,7 @@ EXPECTED_FLOOR = 0.05  # a reference below this says little: compare against thi
 FLAG_SCORE = 0.3  # score (probability / expected) under this ...
 FLAG_PROBABILITY = 0.5  # ... and probability under this: not understood
 HEARD_FLAG_SCORE = 0.5  # reading a line, another word heard in its place and a score under this
+READ_AS_ENGLISH = 0.5  # a line whose free transcript looked like another language, but this share came through
 
 _WORD_CHARS = re.compile(r"[^a-z0-9']+")
 
@@ -383,7 +384,20 @@ def pronounce(audio, text: str | None = None, settings=None) -> Pronunciation:
     if decoded.duration > MAX_ALIGN_SECONDS:
         raise AudioError(f"A line to read is scored on at most {MAX_ALIGN_SECONDS:.0f} s of audio; "
                          f"this recording is {decoded.duration:.0f} s. Record the line on its own.")
-    transcript = stt.transcribe(audio, settings)
+    from coach.stt.checks import NOT_ENGLISH
+
+    try:
+        transcript = stt.transcribe(audio, settings)
+    except AudioError as exc:
+        if str(exc) != NOT_ENGLISH:  # silence is one clear message
+            raise
+        # unsure words are what a reading of a known English line is scored for: it is aligned
+        # to the line all the same (without what a free transcript heard in its place), and only
+        # called another language when most of the line did not come through either
+        reading = assess_reading(model, decoded.samples, text, None, settings)
+        if reading.score < READ_AS_ENGLISH:
+            raise
+        return reading
     return assess_reading(model, decoded.samples, text, transcript, settings)
 
 

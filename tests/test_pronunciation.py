@@ -103,6 +103,20 @@ def test_a_read_line_flags_the_respelled_words_with_what_was_heard(tmp_path, mod
     assert clean.flagged == [] and clean.score == 1.0
 
 
+@needs_espeak
+def test_a_line_read_in_another_language_is_one_message_an_unsure_english_one_is_scored(tmp_path, settings):
+    from coach.errors import AudioError
+    from coach.stt.checks import NOT_ENGLISH
+
+    line = "Sorry, you broke up for a moment. Could you repeat the last part?"
+    korean = speak("죄송합니다, 잠시 끊겼어요. 마지막 부분을 다시 말씀해 주시겠어요?", tmp_path / "ko.wav", voice="ko")
+    with pytest.raises(AudioError) as refused:
+        pron.pronounce(korean, line, settings)
+    assert str(refused.value) == NOT_ENGLISH
+    said = pron.pronounce(speak(line, tmp_path / "en.wav"), line, settings)
+    assert said.score == 1.0
+
+
 def test_the_human_clip_read_as_a_free_answer_flags_nothing(model, settings):
     from coach import stt
 
