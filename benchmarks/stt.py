@@ -23,7 +23,6 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import importlib.util
-import io
 import os
 import platform
 import re
@@ -33,10 +32,7 @@ import subprocess
 import sys
 import tempfile
 import time
-import wave
 from pathlib import Path
-
-import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -60,16 +56,6 @@ ANSWER_60S = (
 )
 
 
-def wav_bytes(samples: np.ndarray, rate: int = 16000) -> bytes:
-    buffer = io.BytesIO()
-    with wave.open(buffer, "wb") as out:
-        out.setnchannels(1)
-        out.setsampwidth(2)
-        out.setframerate(rate)
-        out.writeframes((np.clip(samples, -1, 1) * 32767).astype("<i2").tobytes())
-    return buffer.getvalue()
-
-
 def espeak_answer() -> bytes | None:
     exe = shutil.which("espeak-ng")
     if exe is None:
@@ -77,7 +63,7 @@ def espeak_answer() -> bytes | None:
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "answer.wav"
         subprocess.run([exe, "-v", "en-us", "-s", "150", "-w", str(path), ANSWER_60S], check=True)
-        return wav_bytes(audio.decode(path).samples)
+        return audio.wav_bytes(audio.decode(path).samples)
 
 
 def human_clip() -> bytes:
