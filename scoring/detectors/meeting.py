@@ -62,6 +62,27 @@ def _section_items(answer: Answer, headings, *, specific: bool) -> list:
 
 
 _PRODUCT_LIKE = re2.compile(r"[A-Z0-9][a-z]*[A-Z0-9.]|[a-z][.-][a-z]|`")
+_TITLE_WORDS = (3, 14)
+_UPDATE_HEADING = re2.compile(
+    r"(?i)(?:^|[\s:(–-])(?:update|updates|status|notes|stand-?up|sync|meeting|agenda|minutes|hi|hello)(?:$|[\s:),–-])")
+
+
+def _title_line(answer: Answer) -> list:
+    """A written update whose first line is a ticket's or task's title ("Add support for Windows
+    2025 agents", "[AWS] Activate cost allocation tags") followed by the notes on it: the title
+    names the work. A short line without end punctuation, of 3 to 14 words or with a product-like
+    token; a greeting or a heading with a colon is not a title."""
+    first, _, rest = answer.text.strip().partition("\n")
+    words = first.split()
+    if not rest.strip() or not words or first.rstrip()[-1] in ".?!:" or len(words) > _TITLE_WORDS[1]:
+        return []
+    if len(words) < _TITLE_WORDS[0] and not any(_PRODUCT_LIKE.search(w) for w in words):
+        return []
+    if _UPDATE_HEADING.search(first):  # "Eric + TC - status update" heads the update, names no work
+        return []
+    start = answer.text.index(first)
+    sentence = answer.sentence_at(start)
+    return [(sentence, start)] if sentence is not None else []
 
 
 def _blunt_hits(answer: Answer, patterns) -> list[str]:
@@ -139,6 +160,8 @@ class MeetingMove(Detector):
             return Hit(False, 0.0, blunt[:2], "a blunt phrase undoes the softening")
         node = _moves()[move] if move else {}
         listed = _section_items(answer, node.get("headings", ()), specific=node.get("specific_items", False))
+        if node.get("title_line"):
+            listed += _title_line(answer)
         found = with_readings(
             answer,
             _matches(answer, patterns) + listed,
