@@ -16,18 +16,35 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 
-from coach import interviewer
-from coach.content import Card, Persona
+from coach import access, interviewer, llm_suggest, personal, report, stt, tts
+from coach.access import Learner
+from coach.audio import FrameResampler, format_seconds
+from coach.config import Settings, load_settings
+from coach.content import REMOVED_FOLDER, Card, Library, Persona, Voice, load_library, markdown_files
 from coach.drills import DrillLine, lines_for, read_aloud
 from coach.errors import CoachError
-from coach.pronunciation import REFERENCE_VOICE, Pronunciation, slow_voice
+from coach.llm_judge import LLM_REASON_PREFIX
+from coach.progress import counted, criterion_progress, session_label, weak_skills, words_to_practise, zone
+from coach.pronunciation import REFERENCE_VOICE, Pronunciation, WordScore, line_around, say_again, slow_voice, word_clip
+from coach.report import escape_md, history, markdown_report, session_record
 from coach.result import SessionResult, TurnDelta
 from coach.session import CLOSED, PracticeEngine, SessionView, TurnResult
-from coach.store import PracticeSession, Turn, TurnKind, TurnStatus
+from coach.store import PracticeSession, Store, Turn, TurnKind, TurnStatus, open_store
 from coach.summary import PracticeItem, RetellComparison, Summary, next_steps, retell_comparison, summarise
 from scoring.models import Scorecard
 
-__all__ = ["Coach", "Feedback", "PracticeView", "SessionResult", "Turn", "TurnKind", "TurnStatus", "present"]
+# What the front ends use besides the gestures is re-exported here too, so that the pages depend
+# on the application API (and coach.errors) alone: pyproject.toml's import contract holds them to it.
+__all__ = [
+    "Coach", "Feedback", "PracticeView", "SessionResult", "Turn", "TurnKind", "TurnStatus", "present",
+    # re-exported for the front ends
+    "LLM_REASON_PREFIX", "REMOVED_FOLDER", "Card", "FrameResampler", "Learner", "Library", "Persona",
+    "PracticeEngine", "Pronunciation", "Scorecard", "SessionView", "Settings", "Store", "Summary", "TurnDelta",
+    "Voice", "WordScore", "access", "counted", "criterion_progress", "escape_md", "format_seconds", "history",
+    "line_around", "llm_suggest", "load_library", "load_settings", "markdown_files", "open_store", "personal",
+    "report", "say_again", "session_label", "slow_voice", "stt", "tts", "weak_skills", "word_clip",
+    "words_to_practise", "zone",
+]
 
 
 @dataclass(frozen=True)
@@ -89,10 +106,6 @@ class PracticeView:
 
     def label(self, tz=None) -> str:
         """'1 Dec 15:53 · A quick status update · 2 of 4 · in progress', as History lists it."""
-        from coach.content import Library
-        from coach.progress import session_label
-        from coach.report import session_record
-
         record = session_record(self.row, list(self.turns), self.card)
         return session_label(record, Library(cards={self.card.id: self.card}), tz)
 
@@ -101,8 +114,6 @@ class PracticeView:
 
     def report(self, korean: bool = True) -> str:
         """The session's Markdown report (the summary in the app's words)."""
-        from coach.report import markdown_report
-
         session = self._session()
         return markdown_report(session, self.summary or summarise(session), korean)
 
@@ -199,18 +210,17 @@ class Coach:
         import io
         import zipfile
 
-        from coach.report import history
-
         records = history(self.engine.store, limit=10**9, library=self.library)
         out = io.BytesIO()
         with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as archive:
             archive.writestr("history.json", json.dumps(records, ensure_ascii=False, indent=2))
             for record in records:
                 try:
-                    report = self.open(record["id"]).report(korean)
+                    markdown = self.open(record["id"]).report(korean)
                 except CoachError:  # a card no longer loads: its history entry is still exported
                     continue
-                archive.writestr(f"reports/{record['started_at'][:10]}-{record['card']}-{record['id'][:8]}.md", report)
+                archive.writestr(f"reports/{record['started_at'][:10]}-{record['card']}-{record['id'][:8]}.md",
+                                 markdown)
         return out.getvalue()
 
     def turn(self, turn_pk: int) -> Turn:
@@ -228,8 +238,6 @@ class Coach:
 
     def line_audio(self, line: str, slow: bool = False) -> bytes:
         """A drill line in the clear reference voice the readings are measured against (WAV)."""
-        from coach import tts
-
         return tts.synthesize(line, slow_voice() if slow else REFERENCE_VOICE, self.settings)
 
     def latest_active(self, kind: str | None = None) -> PracticeView | None:

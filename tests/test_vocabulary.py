@@ -83,3 +83,19 @@ def test_the_card_vocabulary_makes_the_decoder_hear_the_terms(tmp_path, library)
     print(f"without: {plain!r}\nwith:    {biased!r}")
     assert "NCCL" in biased and len(heard(biased)) > len(heard(plain)), (plain, biased)
     assert "Glossary" not in biased  # the prompt is not transcribed
+
+
+def test_the_engine_gives_the_hints_of_a_spoken_answer_only(library, tmp_path):
+    """The page shows the engine's hints; it does not compute them (coach.ui imports no vocabulary)."""
+    from types import SimpleNamespace
+
+    from coach.session import PracticeEngine
+    from coach.store import Store
+
+    engine = PracticeEngine(library, Store(f"sqlite:///{tmp_path / 'hints.db'}"))
+    view = engine.start("nccl-communication-tuning")
+    said = "We tuned MCCL so the all-reduce used both rails."
+    spoken = SimpleNamespace(transcript_json='{"text": "..."}', answer_text=said)
+    typed = SimpleNamespace(transcript_json=None, answer_text=said)
+    assert engine.term_hints(view, spoken) == ['"MCCL": did you mean NCCL?']
+    assert engine.term_hints(view, typed) == []

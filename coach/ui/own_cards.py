@@ -11,11 +11,8 @@ import dataclasses
 
 import streamlit as st
 
-from coach import llm_suggest, personal
-from coach.content import Card, Library
 from coach.errors import CoachError, DuplicateTitleError
-from coach.practice import Coach
-from coach.session import PracticeEngine
+from coach.practice import Card, Coach, Library, PracticeEngine, llm_suggest, personal
 from coach.ui import practice_view, state, widgets
 
 KINDS = {"story": "A story from experience", "concept": "An explanation of a concept", "meeting": "A meeting move"}

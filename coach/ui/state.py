@@ -9,13 +9,20 @@ from pathlib import Path
 
 import streamlit as st
 
-from coach import access
-from coach.access import Learner
-from coach.config import Settings, load_settings
-from coach.content import REMOVED_FOLDER, Library, load_library, markdown_files
-from coach.practice import Coach
-from coach.session import PracticeEngine
-from coach.store import Store, open_store
+from coach.practice import (
+    REMOVED_FOLDER,
+    Coach,
+    Learner,
+    Library,
+    PracticeEngine,
+    Settings,
+    Store,
+    access,
+    load_library,
+    load_settings,
+    markdown_files,
+    open_store,
+)
 
 
 def _content_signature(folders: tuple) -> tuple:
@@ -101,7 +108,7 @@ def korean() -> bool:
 
 def timezone():
     """The learner's time zone, from the browser (None: the server's own)."""
-    from coach.progress import zone
+    from coach.practice import zone
 
     try:
         return zone(st.context.timezone)

@@ -23,8 +23,7 @@ import time
 import streamlit as st
 
 from coach.errors import CoachError
-from coach.report import escape_md
-from coach.session import PracticeEngine, SessionView
+from coach.practice import PracticeEngine, SessionView, escape_md
 from coach.ui import recorder_head, state
 
 log = logging.getLogger(__name__)
@@ -39,7 +38,7 @@ SPEAK_NOW_SECONDS = 5.0  # the "Speak now" cue shows for the first seconds of au
 @st.cache_resource(show_spinner="Loading the speech model (first time only) …")
 def _speech_model(engine_name: str, model: str | None, device: str):
     """Load the speech model once per process; the arguments only key the cache."""
-    from coach import stt
+    from coach.practice import stt
 
     loaded = stt.load_model(state.settings())
     _warm_up(loaded)
@@ -115,7 +114,7 @@ def live_recorder(engine: PracticeEngine, view: SessionView, hold: bool = False)
 
 
 def _receive(engine: PracticeEngine, view: SessionView, ctx, lives: dict, head: dict | None) -> None:
-    from coach.audio import FrameResampler
+    from coach.practice import FrameResampler
 
     pending = view.pending
     entry = lives.get(pending.id)
@@ -269,7 +268,7 @@ def _recover(engine: PracticeEngine, view: SessionView, done: dict) -> None:
         return
     if done.get(pending.id, {}).get("digest") == str(path) or done.get(pending.id, {}).get("text"):
         return  # already transcribed (a held recording, or this one)
-    from coach.audio import format_seconds
+    from coach.practice import format_seconds
 
     entry = done[pending.id] = {"digest": str(path)}
     try:
@@ -296,10 +295,8 @@ def pending_transcript(view: SessionView) -> dict:
 def term_hints(engine: PracticeEngine, view: SessionView, turn) -> None:
     """"Did you mean …?" for the card's terms that the transcript probably misheard."""
     hints = st.session_state.get(HINTS, {}).get(turn.id)
-    if hints is None and turn.transcript_json:
-        from coach.vocabulary import misheard_terms
-
-        hints = [s.message() for s in misheard_terms(turn.answer_text or "", engine.vocabulary(view))]
+    if hints is None:
+        hints = engine.term_hints(view, turn)
     for hint in hints or []:
         st.warning(f"Heard {hint} If so, correct the transcript below and re-score.", icon="👂")
 

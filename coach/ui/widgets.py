@@ -8,13 +8,7 @@ import re
 
 import streamlit as st
 
-from coach import report
-from coach.content import Card
-from coach.llm_judge import LLM_REASON_PREFIX
-from coach.report import escape_md
-from coach.result import SessionResult, TurnDelta
-from coach.summary import Summary
-from scoring.models import Scorecard
+from coach.practice import LLM_REASON_PREFIX, Card, Scorecard, SessionResult, Summary, TurnDelta, escape_md, report
 
 
 def scroll_into_view(container_key: str, nonce: str) -> None:

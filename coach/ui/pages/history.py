@@ -3,8 +3,7 @@ import pandas as pd
 import streamlit as st
 
 from coach.errors import CoachError
-from coach.progress import counted, criterion_progress, session_label, weak_skills, words_to_practise
-from coach.report import history
+from coach.practice import counted, criterion_progress, history, session_label, weak_skills, words_to_practise
 from coach.ui import account, state, widgets
 
 st.title("History")

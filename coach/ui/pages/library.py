@@ -1,6 +1,6 @@
 import streamlit as st
 
-from coach import personal
+from coach.practice import personal
 from coach.ui import own_cards, practice_view, state, widgets
 
 korean = state.korean()

@@ -6,7 +6,7 @@ import hashlib
 import streamlit as st
 
 from coach.errors import CoachError
-from coach.report import escape_md
+from coach.practice import escape_md
 from coach.ui import state, widgets
 
 korean = state.korean()
