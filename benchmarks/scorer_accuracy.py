@@ -5,7 +5,7 @@
 `written`: answers written to the cards' definitions (tests/corpus/); `real`: passages real
 people wrote or said, from openly licensed pages (tests/corpus/real/); `real3`: a third set of
 real passages from other sources, collected and labelled later (tests/corpus/real/set3/);
-`real4`: a fourth set from yet other sources (tests/corpus/real/set4/);
+`real4` and `real5`: a fourth and a fifth set from yet other sources (tests/corpus/real/set4/, set5/);
 `personal`: answers to ten learners' own questions (cards made by `coach card new`, in
 tests/corpus/personal/cards/), held out whole: score it, never tune on it. The development split
 is for tuning; the test split is only scored and reported (see benchmarks/README.md).
@@ -33,7 +33,7 @@ PERSONAL_CARDS = CORPUS / "personal" / "cards"  # the learner's own cards the `p
 def corpus_rows(split: str, corpus: str = "written") -> list[dict]:
     rows = []
     folder = {"written": CORPUS, "real": CORPUS / "real", "real3": CORPUS / "real" / "set3",
-              "real4": CORPUS / "real" / "set4",
+              "real4": CORPUS / "real" / "set4", "real5": CORPUS / "real" / "set5",
               "personal": CORPUS / "personal"}[corpus]
     for path in sorted(folder.glob("*.jsonl")):
         if split == "all" or corpus == "personal" or path.name.endswith(f".{split}.jsonl"):
@@ -61,7 +61,7 @@ def evaluate(library, rows):
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--corpus", default="written", choices=["written", "real", "real3", "real4", "personal"])
+    parser.add_argument("--corpus", default="written", choices=["written", "real", "real3", "real4", "real5", "personal"])
     parser.add_argument("--split", default="dev", choices=["dev", "test", "all"])
     parser.add_argument("--errors", action="store_true")
     parser.add_argument("--card")

@@ -24,6 +24,11 @@ _NUMBER_WORD = re2.compile(
 # A heading line of a written update ("- Done:", "Next", "* Blocked: N/A"): the label and what follows it.
 _HEADING = re2.compile(r"^[\s*•·+-]*([A-Za-z][A-Za-z /'’-]{0,28}?)\s*(?::|\s*$)\s*(.*)$")
 _BULLET = re2.compile(r"^[\s*•·+-]*")
+# Labels that head a written update's parts even alone on a line, with nothing indented under
+# them ("Got done\nLanded prometheus …"), and even with a remark in brackets ("Didn't get done
+# (and had committed to last week)").
+STATUS_LABELS = frozenset({"done", "got done", "didn't get done", "didn’t get done", "did not get done",
+                           "in progress", "doing", "blocked", "blockers", "next", "next steps", "todo", "to do"})
 # A fixed pattern with nothing to backtrack on, so stdlib `re` (whose findall is many times faster
 # than the RE2 wrapper's on long answers) is as safe here as RE2.
 WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9'’%.-]*")
@@ -115,16 +120,18 @@ class Answer:
         for index, (start, raw) in enumerate(lines):
             match = _HEADING.match(raw)
             following = lines[index + 1][1] if index + 1 < len(lines) else ""
-            is_heading = match is not None and not match.group(2).startswith((")", "(", "-)", "//")) and (  # not ":)", "https://"
-                raw.rstrip().endswith(":") or ":" in raw[: match.end(1) + 2]
+            status_label = (match is not None and match.group(1).strip().lower() in STATUS_LABELS
+                            and (not match.group(2) or match.group(2).startswith("(")) and bool(following.strip()))
+            is_heading = match is not None and (status_label or not match.group(2).startswith((")", "(", "-)", "//")) and (
+                raw.rstrip().endswith(":") or ":" in raw[: match.end(1) + 2]  # not ":)", "https://"
                 or (len(match.group(1).split()) <= 2 and not match.group(2)
                     and _indent(following) > _indent(raw))
-            )
+            ))
             if is_heading and len(match.group(1).split()) <= 4:  # "Emerging from this meeting:"
                 if current:
                     out.append(Section(current[0], tuple(current[1])))
                 current = (match.group(1).strip().lower(), [])
-                if match.group(2).strip():
+                if match.group(2).strip() and not status_label:  # a remark in brackets is no item
                     current[1].append(self._make(start + match.start(2), start + match.end(2)))
             elif current is not None:
                 item_start = start + _BULLET.match(raw).end()
