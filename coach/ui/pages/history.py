@@ -43,8 +43,8 @@ if done:
         tooltip=[alt.Tooltip("skill:N", title="Skill"), alt.Tooltip("share:N", title="Sessions where it was met")],
     )
     bars = base.mark_bar().encode(
-        x=alt.X("rate:Q", title="Sessions where it was met", scale=alt.Scale(domain=[0, 1]),
-                axis=alt.Axis(format="%")),
+        # no axis: each bar says "n of m" itself, and a phone has no room for an axis and its title
+        x=alt.X("rate:Q", scale=alt.Scale(domain=[0, 1]), axis=None),
         color=alt.Color("rate:Q", scale=alt.Scale(domain=[0, 1], range=["#e57373", "#8bc34a"]), legend=None),
     )
     counts = base.mark_text(align="left", dx=4, color="#444").encode(x=alt.X("rate:Q"), text="share:N")
