@@ -61,7 +61,8 @@ def evaluate(library, rows):
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--corpus", default="written", choices=["written", "real", "real3", "real4", "real5", "personal"])
+    parser.add_argument("--corpus", default="written",
+                        choices=["written", "real", "real3", "real4", "real5", "personal"])
     parser.add_argument("--split", default="dev", choices=["dev", "test", "all"])
     parser.add_argument("--errors", action="store_true")
     parser.add_argument("--card")

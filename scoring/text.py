@@ -122,11 +122,12 @@ class Answer:
             following = lines[index + 1][1] if index + 1 < len(lines) else ""
             status_label = (match is not None and match.group(1).strip().lower() in STATUS_LABELS
                             and (not match.group(2) or match.group(2).startswith("(")) and bool(following.strip()))
-            is_heading = match is not None and (status_label or not match.group(2).startswith((")", "(", "-)", "//")) and (
+            labelled = match is not None and not match.group(2).startswith((")", "(", "-)", "//")) and (
                 raw.rstrip().endswith(":") or ":" in raw[: match.end(1) + 2]  # not ":)", "https://"
                 or (len(match.group(1).split()) <= 2 and not match.group(2)
                     and _indent(following) > _indent(raw))
-            ))
+            )
+            is_heading = status_label or labelled
             if is_heading and len(match.group(1).split()) <= 4:  # "Emerging from this meeting:"
                 if current:
                     out.append(Section(current[0], tuple(current[1])))
