@@ -131,3 +131,18 @@ def test_macro_accuracy_on_the_corpus_holds_its_floor(split):
     macro, per = corpus_accuracy(split)
     worst = sorted(per.items(), key=lambda kv: kv[1])[:5]
     assert macro >= FLOORS[split], f"{split}: macro {macro:.3f}; weakest {worst}"
+
+
+def test_no_lexicon_pattern_escapes_its_own_backslash():
+    """'\\\\b' in a single-quoted YAML pattern is a literal backslash and a 'b', not a word boundary:
+    the pattern never matches an answer. (Written by mistake once; nothing caught it.)"""
+    import re
+
+    doubled = re.compile(r"\\\\[bBwWdDsS]")
+    offenders = [f"{path.name}:{number}" for path in sorted((REPO / "scoring" / "patterns").glob("*.yaml"))
+                 for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+                 if doubled.search(line)]
+    offenders += [f"{path.name}:{number}" for path in sorted((REPO / "content").rglob("*.md"))
+                  for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+                  if doubled.search(line)]
+    assert not offenders
