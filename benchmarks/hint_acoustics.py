@@ -33,7 +33,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 import numpy as np  # noqa: E402
-from pronunciation import speak, split_of  # noqa: E402  (benchmarks/pronunciation.py)
+from pronunciation import speak, split_of, term_sentences  # noqa: E402  (benchmarks/pronunciation.py)
 from rapidfuzz import fuzz  # noqa: E402
 
 from coach import audio as audio_mod  # noqa: E402
@@ -99,10 +99,7 @@ def main() -> None:
         if not vocabulary:
             continue
         options = stt.DecodeOptions().with_vocabulary(vocabulary)
-        sentences = [s for a in card.model_answers for s in re.split(r"(?<=[.!?])\s+", " ".join(a.text.split()))]
-        with_terms = [s for s in sentences if any(pron.normalise(t) in pron.normalise(s) for t in vocabulary)]
-        for sentence in with_terms[: args.sentences_per_card]:
-            said = [t for t in vocabulary if re.search(rf"(?<![\w-]){re.escape(t)}(?![\w-])", sentence, re.I)]
+        for sentence, said in term_sentences(card, vocabulary, args.sentences_per_card):
             for voice, rate in (("en-us", 150), ("en-gb", 160)):
                 data = speak(sentence, voice, rate, folder)
                 try:

@@ -297,6 +297,15 @@ def human(settings, model) -> None:
 # --- (c) did you mean ------------------------------------------------------------------------------
 
 
+def term_sentences(card, vocabulary: list[str], limit: int) -> list[tuple[str, list[str]]]:
+    """The first `limit` sentences of the card's model answers that hold one of its terms, each
+    with the terms it says as whole words (possibly none: a term inside a longer word)."""
+    sentences = [s for a in card.model_answers for s in re.split(r"(?<=[.!?])\s+", " ".join(a.text.split()))]
+    with_terms = [s for s in sentences if any(pron.normalise(t) in pron.normalise(s) for t in vocabulary)]
+    return [(sentence, [t for t in vocabulary if re.search(rf"(?<![\w-]){re.escape(t)}(?![\w-])", sentence, re.I)])
+            for sentence in with_terms[:limit]]
+
+
 def hints(settings, folder: Path, per_card: int) -> None:
     library = default_library()
     counts = {half: [0, 0, 0, 0] for half in ("dev", "test")}  # misheard, hinted, answers right, false hints
@@ -306,10 +315,7 @@ def hints(settings, folder: Path, per_card: int) -> None:
         if not vocabulary:
             continue
         options = stt.DecodeOptions().with_vocabulary(vocabulary)
-        sentences = [s for a in card.model_answers for s in re.split(r"(?<=[.!?])\s+", " ".join(a.text.split()))]
-        with_terms = [s for s in sentences if any(pron.normalise(t) in pron.normalise(s) for t in vocabulary)]
-        for sentence in with_terms[:per_card]:
-            said = [t for t in vocabulary if re.search(rf"(?<![\w-]){re.escape(t)}(?![\w-])", sentence, re.I)]
+        for sentence, said in term_sentences(card, vocabulary, per_card):
             if not said:
                 continue
             data = speak(sentence, "en-us", 150, folder)
