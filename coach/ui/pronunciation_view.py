@@ -11,7 +11,16 @@ from datetime import datetime, timedelta, timezone
 import streamlit as st
 
 from coach.errors import CoachError
-from coach.practice import Pronunciation, WordScore, escape_md, line_around, say_again, slow_voice, word_clip
+from coach.practice import (
+    Pronunciation,
+    WordScore,
+    escape_md,
+    line_around,
+    say_again,
+    slow_voice,
+    tts,
+    word_clip,
+)
 from coach.ui import state
 
 MAX_SHOWN = 5  # the words worth working on first; more would bury the feedback
@@ -101,8 +110,6 @@ def _word(turn, index: int, word: WordScore, line: str, korean: bool) -> None:
 
 @st.cache_data(show_spinner=False, max_entries=256)
 def _slow(text: str) -> bytes:
-    from coach.practice import tts
-
     return tts.synthesize(text, slow_voice(), state.settings())
 
 

@@ -22,6 +22,7 @@ from coach.practice import (
     load_settings,
     markdown_files,
     open_store,
+    zone,
 )
 
 
@@ -108,8 +109,6 @@ def korean() -> bool:
 
 def timezone():
     """The learner's time zone, from the browser (None: the server's own)."""
-    from coach.practice import zone
-
     try:
         return zone(st.context.timezone)
     except Exception:  # noqa: BLE001 - no browser context (AppTest, bare mode)

@@ -23,7 +23,7 @@ import time
 import streamlit as st
 
 from coach.errors import CoachError
-from coach.practice import PracticeEngine, SessionView, escape_md
+from coach.practice import FrameResampler, PracticeEngine, SessionView, escape_md, format_seconds, stt
 from coach.ui import recorder_head, state
 
 log = logging.getLogger(__name__)
@@ -38,8 +38,6 @@ SPEAK_NOW_SECONDS = 5.0  # the "Speak now" cue shows for the first seconds of au
 @st.cache_resource(show_spinner="Loading the speech model (first time only) …")
 def _speech_model(engine_name: str, model: str | None, device: str):
     """Load the speech model once per process; the arguments only key the cache."""
-    from coach.practice import stt
-
     loaded = stt.load_model(state.settings())
     _warm_up(loaded)
     return loaded
@@ -114,8 +112,6 @@ def live_recorder(engine: PracticeEngine, view: SessionView, hold: bool = False)
 
 
 def _receive(engine: PracticeEngine, view: SessionView, ctx, lives: dict, head: dict | None) -> None:
-    from coach.practice import FrameResampler
-
     pending = view.pending
     entry = lives.get(pending.id)
     if entry is None:
@@ -268,8 +264,6 @@ def _recover(engine: PracticeEngine, view: SessionView, done: dict) -> None:
         return
     if done.get(pending.id, {}).get("digest") == str(path) or done.get(pending.id, {}).get("text"):
         return  # already transcribed (a held recording, or this one)
-    from coach.practice import format_seconds
-
     entry = done[pending.id] = {"digest": str(path)}
     try:
         with st.spinner("Transcribing the recording saved before the reload …"):
