@@ -135,13 +135,26 @@ def sounds(name: str) -> tuple[str, str]:
     return " ".join(str(item["sounds"]).split()), " ".join(str(item["sounds_ko"]).split())
 
 
+def _parsed_command(answer: Answer, spec: dict) -> Found | None:
+    """A command the word list of `imperative_start` does not hold ("Define 'production-ready'."),
+    read from the parse; its evidence is the verb."""
+    exempt = set(spec["exempt_verbs"])
+    for clause in answer.grammar:
+        if clause.imperative and clause.verb not in exempt:
+            word = answer.text[clause.position:].split(maxsplit=1)[0].rstrip(".,!?;:")
+            return Found(BARE_COMMAND, word, clause.position, 0.0, marker=False, impolite=True)
+    return None
+
+
 def _unsoftened_command(found: list[Found], answer: Answer) -> Found | None:
     """A bare command: an imperative start with no softener anywhere in the request (politeness.yaml,
     `bare_command`), unless it is one of the ordinary commands of a meeting ("Give me a second")."""
     spec = _bare_command()
     names = {f.name for f in found}
-    command = next((f for f in found if f.name == IMPERATIVE_START), None)
-    if command is None or names & set(spec["softened_by"]):
+    if names & set(spec["softened_by"]):
+        return None
+    command = next((f for f in found if f.name == IMPERATIVE_START), None) or _parsed_command(answer, spec)
+    if command is None:
         return None
     sentence = answer.sentence_at(command.start)
     if sentence is not None and compiled(tuple(spec["unless"])).search(sentence.text):
