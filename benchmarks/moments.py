@@ -5,7 +5,9 @@ the scorer's `polite` (the cards' politeness detector) and "fits the moment" wit
 
 Data: tests/corpus/moments/moments.{dev,test}.jsonl, 300 lines written for the project by a writer
 who saw only the moments and the definitions, labelled by that writer and a second reader
-independently (`polite`, `fits`: [reader A, reader B]), split once by a salted hash. Only the
+independently (`polite`, `fits`: [reader A, reader B]), split once by a salted hash; `dev2`:
+280 more lines from a second writer and a second pair of readers (moments2.dev.jsonl), all of it
+development data (its errors were read while tuning). Only the
 lines both readers agree on are scored. "Fits the moment" is the video-call card's `appropriate`
 for its five moments; for the clarifying moment it is `checks_understanding` or
 `specific_question` of clarifying-question, for disagreeing `softened_disagreement` of
@@ -45,11 +47,12 @@ def verdicts(library, row: dict) -> tuple[bool, bool]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--split", choices=["dev", "test"], default="dev")
+    parser.add_argument("--split", choices=["dev", "dev2", "test"], default="dev")
     parser.add_argument("--errors", action="store_true")
     args = parser.parse_args()
     library = load_library([REPO / "content"], [REPO / "personas"])
-    rows = [json.loads(line) for line in (MOMENTS / f"moments.{args.split}.jsonl").read_text().splitlines()]
+    path = MOMENTS / ("moments2.dev.jsonl" if args.split == "dev2" else f"moments.{args.split}.jsonl")
+    rows = [json.loads(line) for line in path.read_text().splitlines()]
     tallies: dict[str, list[int]] = {}
     for row in rows:
         polite, fits = verdicts(library, row)

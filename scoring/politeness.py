@@ -135,6 +135,15 @@ def sounds(name: str) -> tuple[str, str]:
     return " ".join(str(item["sounds"]).split()), " ".join(str(item["sounds_ko"]).split())
 
 
+def _obligation(answer: Answer, spec: dict) -> Found | None:
+    """'You must …', 'You need to …' said to the listener: a command in other words."""
+    pattern = compiled((spec["obligation"],))
+    for sentence in answer.sentences:
+        if match := pattern.search(sentence.text):
+            return Found(BARE_COMMAND, match.group(0), sentence.start + match.start(), 0.0, marker=False, impolite=True)
+    return None
+
+
 def _parsed_command(answer: Answer, spec: dict) -> Found | None:
     """A command the word list of `imperative_start` does not hold ("Define 'production-ready'."),
     read from the parse; its evidence is the verb."""
@@ -153,7 +162,8 @@ def _unsoftened_command(found: list[Found], answer: Answer) -> Found | None:
     names = {f.name for f in found}
     if names & set(spec["softened_by"]):
         return None
-    command = next((f for f in found if f.name == IMPERATIVE_START), None) or _parsed_command(answer, spec)
+    command = (next((f for f in found if f.name == IMPERATIVE_START), None) or _obligation(answer, spec)
+               or _parsed_command(answer, spec))
     if command is None:
         return None
     sentence = answer.sentence_at(command.start)
