@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from scoring import english
@@ -98,3 +100,57 @@ def test_the_parse_is_shared_with_the_scorer():
     text = "The job fail every night because the cache is full."
     assert grammar.parse(text) is grammar.parse(text)
     assert english.review(text, parse=grammar.parse(text)).corrections
+
+
+# --- `coach english` (in process) ---
+
+
+def _coach(capsys, *argv):
+    from coach.cli import main
+
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_cli_text_contract(capsys):
+    text = "The job fail every night and we discuss about it."
+    code, out, err = _coach(capsys, "english", "--text", text, "--format", "json")
+    assert code == 0, err
+    result = json.loads(out)
+    assert set(result) == {"text", "corrections", "corrected"}
+    assert result["text"] == text
+    assert result["corrected"] == "The job fails every night and we discuss it."
+    for c in result["corrections"]:
+        assert set(c) == {"start", "end", "wrong", "right", "kind", "why", "why_ko"}
+        assert c["wrong"] == text[c["start"] : c["end"]]
+
+
+def test_cli_korean_text(capsys):
+    code, out, _ = _coach(capsys, "english", "--text", "제 팀원 지훈이 네트워크 쪽을 맡았습니다.")
+    assert code == 0
+    assert json.loads(out) == {"text": "제 팀원 지훈이 네트워크 쪽을 맡았습니다.", "corrections": [],
+                               "corrected": "제 팀원 지훈이 네트워크 쪽을 맡았습니다.", "language": "ko"}
+
+
+def test_cli_file_and_jsonl(capsys, tmp_path):
+    one = tmp_path / "one.txt"
+    one.write_text("I am agree with you.", encoding="utf-8")
+    code, out, _ = _coach(capsys, "english", "--file", str(one))
+    assert code == 0 and json.loads(out)["corrected"] == "I agree with you."
+    batch = tmp_path / "batch.jsonl"
+    batch.write_text('{"id": 1, "text": "We bought two GPU."}\nnot json\n{"id": "b", "text": ""}\n'
+                     '{"id": "c", "text": "All good here."}\n', encoding="utf-8")
+    code, out, err = _coach(capsys, "english", "--jsonl", str(batch))
+    assert code == 2  # bad lines are named, the others go on
+    lines = [json.loads(line) for line in out.splitlines()]
+    assert [line["id"] for line in lines] == [1, "c"]
+    assert lines[0]["corrected"] == "We bought two GPUs."
+    assert err.count(f"{batch}:") == 2 and f"{batch}:2:" in err and f"{batch}:3:" in err
+
+
+@pytest.mark.parametrize("argv", [("--text", ""), ("--text", "   "), ("--file", "/nonexistent/answer.txt")])
+def test_cli_bad_input_is_one_line(capsys, argv):
+    code, out, err = _coach(capsys, "english", *argv)
+    assert code != 0 and out == ""
+    assert len(err.strip().splitlines()) == 1 and err.startswith("coach: ")
