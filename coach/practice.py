@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import cached_property
 from types import MappingProxyType
 
 from coach import access, interviewer, llm_suggest, personal, report, stt, tts
@@ -30,7 +31,16 @@ from coach.report import escape_md, history, markdown_report, session_record
 from coach.result import SessionResult, TurnDelta
 from coach.session import CLOSED, PracticeEngine, SessionView, TurnResult
 from coach.store import PracticeSession, Store, Turn, TurnKind, TurnStatus, open_store
-from coach.summary import PracticeItem, RetellComparison, Summary, next_steps, retell_comparison, summarise
+from coach.summary import (
+    PracticeItem,
+    RetellComparison,
+    Summary,
+    english_of,
+    next_steps,
+    retell_comparison,
+    summarise,
+)
+from scoring.english import Review
 from scoring.models import Scorecard
 
 # What the front ends use besides the gestures is re-exported here too, so that the pages depend
@@ -49,12 +59,18 @@ __all__ = [
 
 @dataclass(frozen=True)
 class Feedback:
-    """What one scored answer did: its scorecard and what it added to the session."""
+    """What one scored answer did: its scorecard, what it added to the session, and its English."""
 
     index: int  # in the session's turns
     number: int  # the learner's answer number (1, 2, …)
     scorecard: Scorecard
     delta: TurnDelta | None
+    text: str = ""  # the answer as scored
+
+    @cached_property
+    def english(self) -> Review:
+        """The corrections of the answer's English (made when first shown)."""
+        return english_of(self.text)
 
 
 @dataclass(frozen=True)
@@ -128,7 +144,7 @@ def present(session: SessionView, result: TurnResult | None = None) -> PracticeV
     for index, turn in enumerate(session.turns):
         if turn.scorecard_json:
             feedback[index] = Feedback(index, len(feedback) + 1, Scorecard.model_validate_json(turn.scorecard_json),
-                                       outcome.deltas.get(index))
+                                       outcome.deltas.get(index), turn.answer_text or "")
     finished = session.finished or session.pending is None
     newest = max(feedback) if feedback and not finished else None
     hints: tuple[str, ...] = ()

@@ -24,6 +24,18 @@ from scoring.detectors.base import pattern_data
 from scoring.regex import compile_pattern
 
 KINDS = ("article", "number", "agreement", "tense", "verb-pattern", "word-order", "word-choice", "comparison", "other")
+# how each kind is named to a learner, in English and Korean
+KIND_LABELS = {
+    "article": ("Articles (a, an, the)", "관사 (a, an, the)"),
+    "number": ("Singular and plural nouns", "명사의 단수·복수"),
+    "agreement": ("Subject–verb agreement", "주어와 동사의 수 일치"),
+    "tense": ("Verb tense", "시제"),
+    "verb-pattern": ("Verbs and their prepositions", "동사와 전치사의 쓰임"),
+    "word-order": ("Word order in questions", "의문문 어순"),
+    "word-choice": ("Word choice", "단어 선택"),
+    "comparison": ("Comparisons and quantities", "비교급과 수량 표현"),
+    "other": ("Other", "기타"),
+}
 MAX_CHARS = 20_000
 _HANGUL = re.compile(r"[\uac00-\ud7a3\u3131-\u318e]")
 _LATIN = re.compile(r"[A-Za-z]")

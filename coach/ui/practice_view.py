@@ -227,6 +227,7 @@ def _exchange(view: PracticeView, index: int, turn: Turn, result: SessionResult,
                             f"(your first answer: {retell.first_met} of {retell.of})")
             elif delta is not None:
                 widgets.turn_feedback(card, result, delta, korean, scorecard, turn.answer_text)
+            widgets.your_english(view.feedback[index].english, korean)
             if newest:
                 widgets.next_steps(view.next_steps, korean)
             # keyed by the turn: an earlier answer's open scorecard does not open the next one by itself

@@ -132,6 +132,13 @@ def turn_feedback(card: Card, result: SessionResult, delta: TurnDelta, korean: b
         st.caption(f"Still missing: {names(missing[:2])}{more}")
 
 
+def your_english(review, korean: bool) -> None:
+    """An answer's English corrected: wrong → right inline with why, then the whole answer
+    corrected (coach.report's wording); nothing when there is nothing to correct."""
+    if text := report.english_markdown(review, korean):
+        st.markdown(text)
+
+
 def stage_directions(text: str) -> str:
     """Author text with its stage directions ("[the audio breaks up]") in italics."""
     return re.sub(r"\[([^\[\]]+)\]", r"*(\1)*", text)
@@ -237,6 +244,8 @@ def summary(result: Summary, korean: bool) -> None:
     if result.retell:
         st.markdown(report.retell_markdown(result))
     st.markdown(report.practise_markdown(result, korean))
+    if result.english:
+        st.markdown(report.habits_markdown(result, korean))
     if result.model_answer_gaps:
         st.markdown("#### Model answers beside your answers")
         tabs = st.tabs([gap.title for gap in result.model_answer_gaps])
