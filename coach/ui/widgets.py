@@ -132,6 +132,11 @@ def turn_feedback(card: Card, result: SessionResult, delta: TurnDelta, korean: b
         st.caption(f"Still missing: {names(missing[:2])}{more}")
 
 
+def message_lines(text: str) -> str:
+    """A message of several lines from the engine, shown as text, line by line."""
+    return "  \n".join(escape_md(line) for line in text.splitlines())
+
+
 def your_english(review, korean: bool) -> None:
     """An answer's English corrected: wrong → right inline with why, then the whole answer
     corrected (coach.report's wording); nothing when there is nothing to correct."""
