@@ -392,10 +392,13 @@ def _vowel_sound(word: str) -> bool | None:
         return True if word[:1] == "8" else None
     if word[0].isupper() and (len(word) == 1 or word[1].isdigit() or word[1] == "-"):
         return word[0].lower() in _VOWEL_LETTERS  # "an H100", "an A-series"
-    if len(word) > 1 and word.isupper() and word.isalpha():
-        if len(word) <= 3 or not any(v in word for v in "AEIOU"):
-            return word[0].lower() in _VOWEL_LETTERS  # an acronym said letter by letter: "an SLA", "an HTTP"
-        return None  # maybe said as a word: "a SLURM job"
+    letters = "".join(ch for ch in word.split("-")[0] if ch.isalpha())
+    if len(letters) > 1 and any(ch.isupper() for ch in letters[1:]):  # an acronym: "FP32", "HTTP", "MoE"
+        if not any(v in letters.upper() for v in "AEIOU"):
+            return word[0].lower() in _VOWEL_LETTERS  # said letter by letter: "an HTTP call", "an FP32 copy"
+        return None  # maybe said as a word: "a SLURM job", "a NIC"
+    if word[0].isupper() and word[0].lower() in _VOWEL_LETTERS - set("aeio"):
+        return None  # "an Nsight profile", "a Linux box": a name may be said by its letters
     low = word.lower()
     if low.startswith(("unin", "unim", "unid")):
         return True
@@ -445,6 +448,7 @@ _FIXED_BARE = {
     ("on", "purpose"),
     ("in", "place"),
     ("at", "scale"),
+    ("into", "account"),
 }
 
 
@@ -487,8 +491,11 @@ def _missing_article(doc, sent) -> list[Correction]:
         if t.dep_ == "nsubj" and first.i != sent.start:
             if doc[first.i - 1].dep_ not in {"punct", "cc", "mark", "advmod"}:
                 continue
-        if not any(c.dep_ in {"nsubj", "nsubjpass", "expl"} for c in verb.children) and t.dep_ != "nsubj":
+        subjects = [c for c in verb.children if c.dep_ in {"nsubj", "nsubjpass", "expl"} and c.i < verb.i]
+        if not subjects or not _opens_clause(doc, subjects[0]):
             continue
+        if subjects[0].tag_ != "PRP" and not any(c.dep_ in {"det", "poss"} for c in subjects[0].children):
+            continue  # "I fixed bug", "The team found bug", not a heading's "Name one rejected fix"
         article = "a" if t.dep_ == "attr" or _lemma(verb) in {"be", "have"} else "the"
         if article == "a" and _vowel_sound(first.text):
             article = "an"
@@ -537,6 +544,8 @@ def _plural_after_number(doc, sent) -> list[Correction]:
             continue
         if t.tag_ == "NNP" and not (t.text.isupper() and 2 <= len(t.text) <= 5):
             continue  # a name; an acronym such as GPU is counted
+        if not (t.text.islower() or (t.text.isupper() and 2 <= len(t.text) <= 5)):
+            continue  # "MHz", "Gbps", "B" as in "seven B": units and names
         quantity = None
         for c in t.children:
             if c.i < t.i and c.dep_ in {"nummod", "amod", "det"}:
@@ -549,6 +558,8 @@ def _plural_after_number(doc, sent) -> list[Correction]:
             doc[t.i + 1].tag_ in {"NN", "NNS", "NNP", "NNPS"} or doc[t.i + 1].text in {"-", "/", "%"}
         ):
             continue
+        if quantity.i > 0 and doc[quantity.i - 1].tag_ in {"NN", "NNP", "NNS"}:
+            continue  # a label: "stage two", "rank three"
         if quantity.i > 0 and doc[quantity.i - 1].text.lower() in {
             "the",
             "a",
@@ -670,6 +681,31 @@ _SINGULAR_PRONOUNS = {
 _PLURAL_PRONOUNS = {"we", "they", "you", "i"}
 
 
+_CLAUSE_OPENERS = {"CC", "WRB", "RB", ",", ":", "-LRB-", "``", "''", "NFP", "HYPH", "UH"}
+
+
+def _opens_clause(doc, subj) -> bool:
+    """The subject starts its clause: nothing but a conjunction, an adverb or punctuation before it
+    ("and it work", "because the job fail"), so the parser did not take an object for a subject."""
+    first = subj.left_edge
+    if first.i == first.sent.start:
+        return True
+    prev = doc[first.i - 1]
+    if prev.tag_ == "IN":
+        return prev.dep_ != "prep"  # "because the job fail", not "over several servers helps"
+    return prev.tag_ in _CLAUSE_OPENERS or prev.is_punct
+
+
+def _noun_like_verb(doc, verb, subj) -> bool:
+    """ "the median wait for …": a noun after a noun, not a verb (the parser's compound mistake)."""
+    from lemminflect import getAllLemmas
+
+    if verb.i != subj.i + 1 or not subj.tag_.startswith("NN") or "NOUN" not in getAllLemmas(verb.text.lower()):
+        return False
+    nxt = doc[verb.i + 1] if verb.i + 1 < len(doc) else None
+    return nxt is None or nxt.tag_ in {"IN", "TO", "."} or nxt.is_punct
+
+
 def _lemma(token) -> str:
     from scoring.grammar import lemma
 
@@ -717,6 +753,8 @@ def _agreement(doc, sent) -> list[Correction]:
             continue
         if verb.pos_ not in {"VERB", "AUX"} or verb.i - subj.i > 4:
             continue
+        if not _opens_clause(doc, subj) or _noun_like_verb(doc, verb, subj):
+            continue
         inside = {x.i for x in subj.subtree}
         if any(x.i not in inside and x.tag_ not in {"RB"} for x in doc[subj.i + 1 : verb.i]):
             continue
@@ -761,7 +799,7 @@ def _agreement(doc, sent) -> list[Correction]:
         if any(x.i not in inside and x.tag_ != "RB" for x in doc[subj.i + 1 : aux.i]):
             continue
         number = _subject_number(subj)
-        if number is None:
+        if number is None or not _opens_clause(doc, subj):
             continue
         if (
             subj.tag_.startswith("NN")
@@ -846,8 +884,34 @@ _TIME_NOUNS = {
 }
 
 
+_DESCRIBING_VERBS = {
+    "show",
+    "display",
+    "depict",
+    "illustrate",
+    "contain",
+    "include",
+    "cover",
+    "mean",
+    "say",
+    "list",
+    "compare",
+    "represent",
+    "summarize",
+    "summarise",
+    "describe",
+    "plot",
+    "track",
+    "explain",
+}
+
+
 def _cue_tokens(sent, regex) -> list:
-    spans = [(sent.start_char + m.start(), sent.start_char + m.end()) for m in regex.finditer(sent.text)]
+    spans = [
+        (sent.start_char + m.start(), sent.start_char + m.end())
+        for m in regex.finditer(sent.text)
+        if not (m.group(0).lower().startswith(("last", "next")) and sent.text[: m.start()].lower().endswith("the "))
+    ]  # "for the last week", "over the next quarter": a span, not a point in time
     return [t for t in sent if any(a <= t.idx < b for a, b in spans)]
 
 
@@ -898,6 +962,12 @@ def _tense(doc, sent) -> list[Correction]:
             and subj.text.lower() == "i"
         ):
             continue  # "I think in 2017 or so": a remark about now
+        if _lemma(verb) in _DESCRIBING_VERBS and (
+            subj is None or subj.text.lower() not in {"i", "we", "he", "she", "they"}
+        ):
+            continue  # "This chart shows last month": a chart or a document says it now
+        if low.startswith(("'", "’")):
+            continue  # "that's": a contraction is not rewritten
         if verb.tag_ in {"VBP", "VBZ", "VB"} and (
             _cue_of(anchor, cue_tokens) or _cue_of(verb, cue_tokens) or _past_clause(anchor)
         ):
@@ -940,11 +1010,7 @@ def _tense(doc, sent) -> list[Correction]:
         if not objs:
             continue
         obj = objs[0]
-        if low == "since" and not (
-            obj.like_num
-            or obj.text.lower() in _TIME_NOUNS
-            or any(c.text.lower() in {"last", "first"} for c in obj.children)
-        ):
+        if low == "since" and not (obj.like_num or obj.text.lower() in _TIME_NOUNS):
             continue
         if low == "for" and not (
             obj.text.lower() in {"hours", "days", "weeks", "months", "years", "minutes"}
