@@ -261,6 +261,7 @@ _WORD_MAPS = {
     "price": {"cheap": "low", "expensive": "high"},
     "temperature": {"hot": "high", "warm": "high", "cold": "low"},
     "complaint": {"claim": "complaint", "claims": "complaints"},
+    "worried": {"worry": "worried", "concern": "concerned"},
 }
 
 
@@ -320,7 +321,7 @@ def _phrase_corrections(text: str):
                 end = match.start(names[rule.until])
             if start >= end:
                 continue
-            if (start > 0 and _wordish(text[start - 1])) or (
+            if (start > 0 and _wordish(text[start - 1]) and _wordish(text[start])) or (
                 end < len(text) and _wordish(text[end]) and _wordish(text[end - 1])
             ):
                 continue  # not whole words
@@ -691,6 +692,13 @@ def _opens_clause(doc, subj) -> bool:
     if first.i == first.sent.start:
         return True
     prev = doc[first.i - 1]
+    for c in subj.head.children:  # after an opening phrase of its own verb: "On the TPU pod the job fail"
+        if (
+            c.i < subj.i
+            and c.dep_ in {"prep", "npadvmod", "advmod", "advcl"}
+            and c.left_edge.i <= prev.i <= c.right_edge.i
+        ):
+            return True
     if prev.tag_ == "IN":
         return prev.dep_ != "prep"  # "because the job fail", not "over several servers helps"
     return prev.tag_ in _CLAUSE_OPENERS or prev.is_punct
