@@ -198,7 +198,8 @@ def check(name: str) -> dict:
 
 @cache
 def words(name: str) -> frozenset[str]:
-    return frozenset(str(w).lower() for w in pattern_data("english")["words"][name])
+    values = pattern_data("english")["words"][name]
+    return frozenset(str(w) if name == "letter_acronyms" else str(w).lower() for w in values)
 
 
 _TEMPLATE = re.compile(r"\{([A-Za-z0-9_]+)(?:([|~])([^}]*))?\}")
@@ -225,6 +226,14 @@ def _verb_tag(word: str) -> str:
         if word.lower() in table.get(tag, ()):
             return tag
     return "VB"
+
+
+def inflect_all(word: str, tag: str) -> tuple[str, ...]:
+    """Every form of a word's lemma with one tag, lower case ("knew" -> ("knew",) for VBD)."""
+    from lemminflect import getInflection, getLemma
+
+    base = getLemma(word.lower(), upos="VERB")
+    return tuple(f.lower() for f in getInflection(base[0] if base else word.lower(), tag=tag))
 
 
 def inflect(word: str, tag: str) -> str:
@@ -395,7 +404,7 @@ def _vowel_sound(word: str) -> bool | None:
         return word[0].lower() in _VOWEL_LETTERS  # "an H100", "an A-series"
     letters = "".join(ch for ch in word.split("-")[0] if ch.isalpha())
     if len(letters) > 1 and any(ch.isupper() for ch in letters[1:]):  # an acronym: "FP32", "HTTP", "MoE"
-        if not any(v in letters.upper() for v in "AEIOU"):
+        if not any(v in letters.upper() for v in "AEIOU") or letters.upper() in words("letter_acronyms"):
             return word[0].lower() in _VOWEL_LETTERS  # said letter by letter: "an HTTP call", "an FP32 copy"
         return None  # maybe said as a word: "a SLURM job", "a NIC"
     if word[0].isupper() and word[0].lower() in _VOWEL_LETTERS - set("aeio"):
@@ -740,7 +749,9 @@ def _subject_number(subj) -> str | None:
 
 
 def _agreement(doc, sent) -> list[Correction]:
-    out = []
+    out: list[Correction] = []
+    if _cue_tokens(sent, _PAST_CUES):
+        return out  # "yesterday the job fail": the tense check says what it should be
     for verb in sent:
         if verb.tag_ not in {"VB", "VBP", "VBZ"}:
             continue
@@ -918,7 +929,10 @@ def _cue_tokens(sent, regex) -> list:
     spans = [
         (sent.start_char + m.start(), sent.start_char + m.end())
         for m in regex.finditer(sent.text)
-        if not (m.group(0).lower().startswith(("last", "next")) and sent.text[: m.start()].lower().endswith("the "))
+        if not (
+            m.group(0).lower().startswith(("last", "next"))
+            and sent.text[: m.start()].lower().endswith(("the ", "since "))
+        )
     ]  # "for the last week", "over the next quarter": a span, not a point in time
     return [t for t in sent if any(a <= t.idx < b for a, b in spans)]
 
@@ -945,7 +959,9 @@ def _past_clause(verb) -> bool:
 
 
 def _finite_simple(verb) -> bool:
-    return verb.dep_ in {"ROOT", "conj"} and not any(
+    if verb.dep_ == "advcl" and not any(c.dep_ == "nsubj" for c in verb.children):
+        return False
+    return verb.dep_ in {"ROOT", "conj", "advcl"} and not any(
         c.dep_ in {"aux", "auxpass"} and c.i < verb.i for c in verb.children
     )
 
@@ -977,7 +993,10 @@ def _tense(doc, sent) -> list[Correction]:
         if low.startswith(("'", "’")):
             continue  # "that's": a contraction is not rewritten
         if verb.tag_ in {"VBP", "VBZ", "VB"} and (
-            _cue_of(anchor, cue_tokens) or _cue_of(verb, cue_tokens) or _past_clause(anchor)
+            _cue_of(anchor, cue_tokens)
+            or _cue_of(verb, cue_tokens)
+            or _past_clause(anchor)
+            or any(c.dep_ == "advcl" and _cue_of(c, cue_tokens) for c in verb.children)
         ):
             right = {"am": "was", "is": "was", "are": "were", "'s": "was"}.get(low) or inflect(verb.text, "VBD")
             if right.lower() != low:
@@ -1071,8 +1090,12 @@ _AUX_BASE = {
 def _base_after_aux(doc, sent) -> list[Correction]:
     out = []
     for verb in sent:
-        if verb.tag_ not in {"VBD", "VBZ"} or verb.pos_ != "VERB":
+        if verb.tag_ not in {"VBD", "VBZ", "VBN"} or verb.pos_ != "VERB":
             continue
+        if verb.tag_ == "VBN" and verb.text.lower() not in inflect_all(verb.text, "VBD"):
+            continue  # "didn't knew", "will finished"; not a participle that is only one
+        if verb.tag_ == "VBN" and verb.i + 1 < len(doc) and doc[verb.i + 1].tag_ in {"NN", "NNS", "NNP", "JJ"}:
+            continue  # "How did distributed training jobs get …": an adjective before its noun
         aux = [c for c in verb.children if c.dep_ == "aux" and c.i < verb.i]
         if not aux or aux[-1].text.lower() not in _AUX_BASE:
             continue

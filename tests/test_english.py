@@ -32,7 +32,11 @@ PARSED = [
     ("Since 2021 I am working on the cache.", "Since 2021 I have been working on the cache.", "tense"),
     ("I didn't went to the meeting.", "I didn't go to the meeting.", "tense"),
     ("Next week we upgraded the drivers.", "Next week we will upgrade the drivers.", "tense"),
+    ("Since last year I work on the inference team.", "Since last year I have worked on the inference team.",
+     "tense"),
+    ("I didn't knew about the limit.", "I didn't know about the limit.", "tense"),
     ("We bought two GPU for the team.", "We bought two GPUs for the team.", "number"),
+    ("We need an GPU with more memory.", "We need a GPU with more memory.", "article"),
     ("One of the biggest problem is memory.", "One of the biggest problems is memory.", "number"),
     ("It is good idea.", "It is a good idea.", "article"),
     ("We had a error in the parser.", "We had an error in the parser.", "article"),
@@ -69,6 +73,13 @@ CORRECT = [
     "I know what is wrong with the build.",
     "The team has been working on it since March.",
     "We will fix the bugs until Friday and then stop.",
+    "How did distributed training jobs get all their GPUs?",
+    "This chart shows average GPU utilization for our cluster last month.",
+    "Over the next quarter energy dropped 22%.",
+    "Sharding the parameters over several servers helps.",
+    "We need a NIC per node, and it is an SLA issue.",
+    "The median wait for urgent jobs went from two hours to ten minutes.",
+    "We keep an FP32 master copy and an Nsight profile.",
 ]
 
 
@@ -85,6 +96,12 @@ def test_each_correction_quotes_the_text_and_gives_reasons():
         assert c.wrong == text[c.start : c.end]
         assert c.why and c.why_ko and c.kind in english.KINDS
     assert review.corrected == "Yesterday we discussed the plan, and the job failed every night. I agree."
+
+
+def test_two_errors_of_one_sentence_are_both_corrected_in_their_time():
+    review = english.review("The training become unstable when we increase the learning rate yesterday.")
+    assert review.corrected == "The training became unstable when we increased the learning rate yesterday."
+    assert {c.kind for c in review.corrections} == {"tense"}
 
 
 def test_korean_text_gets_no_corrections():
