@@ -702,10 +702,14 @@ def _opens_clause(doc, subj) -> bool:
         return True
     prev = doc[first.i - 1]
     for c in subj.head.children:  # after an opening phrase of its own verb: "On the TPU pod the job fail"
+        complete = c.dep_ != "prep" or any(x.dep_ in {"pobj", "pcomp"} for x in c.children)
+        if c.dep_ == "advcl" and not any(x.dep_ == "mark" for x in c.children):
+            complete = False  # "Sharding the parameters … helps": a gerund, not an opening clause
         if (
             c.i < subj.i
             and c.dep_ in {"prep", "npadvmod", "advmod", "advcl"}
-            and c.left_edge.i <= prev.i <= c.right_edge.i
+            and complete
+            and (c.left_edge.i <= prev.i <= c.right_edge.i)
         ):
             return True
     if prev.tag_ == "IN":
