@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from types import MappingProxyType
 
-from coach import access, interviewer, llm_suggest, personal, report, stt, tts
+from coach import access, interviewer, llm_rewrite, llm_suggest, personal, report, stt, tts
 from coach.access import Learner
 from coach.audio import FrameResampler, format_seconds
 from coach.config import Settings, load_settings
@@ -242,6 +242,11 @@ class Coach:
     def turn(self, turn_pk: int) -> Turn:
         """One turn as stored now (a result made in the background shows up here)."""
         return self.engine.store.get_turn(turn_pk)
+
+    def natural_rewrite(self, text: str) -> llm_rewrite.Rewrite:
+        """The answer in natural spoken English with its changes, from the configured LLM; refused
+        (RewriteError, one line) when there is none or when it adds a number or a technical term."""
+        return llm_rewrite.natural_rewrite(self.settings, text)
 
     def drill_lines(self, card_id: str) -> list[DrillLine]:
         """A card's lines to read aloud (coach.drills): key phrases, then model-answer sentences
