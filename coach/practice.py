@@ -28,7 +28,7 @@ from coach.llm_judge import LLM_REASON_PREFIX
 from coach.progress import counted, criterion_progress, session_label, weak_skills, words_to_practise, zone
 from coach.pronunciation import REFERENCE_VOICE, Pronunciation, WordScore, line_around, say_again, slow_voice, word_clip
 from coach.report import escape_md, history, markdown_report, session_record
-from coach.result import SessionResult, TurnDelta
+from coach.result import SessionResult, TurnDelta, TurnHeadline
 from coach.session import CLOSED, PracticeEngine, SessionView, TurnResult
 from coach.store import PracticeSession, Store, Turn, TurnKind, TurnStatus, open_store
 from coach.summary import (
@@ -50,6 +50,7 @@ __all__ = [
     # re-exported for the front ends
     "LLM_REASON_PREFIX", "REMOVED_FOLDER", "Card", "FrameResampler", "Learner", "Library", "Persona",
     "PracticeEngine", "Pronunciation", "Scorecard", "SessionView", "Settings", "Store", "Summary", "TurnDelta",
+    "TurnHeadline",
     "Voice", "WordScore", "access", "counted", "criterion_progress", "escape_md", "format_seconds", "history",
     "line_around", "llm_suggest", "load_library", "load_settings", "markdown_files", "open_store", "personal",
     "report", "say_again", "session_label", "slow_voice", "stt", "tts", "weak_skills", "word_clip",
@@ -65,6 +66,7 @@ class Feedback:
     number: int  # the learner's answer number (1, 2, …)
     scorecard: Scorecard
     delta: TurnDelta | None
+    headline: TurnHeadline | None = None  # what the answer did, as every front end says it
     text: str = ""  # the answer as scored
 
     @cached_property
@@ -143,8 +145,12 @@ def present(session: SessionView, result: TurnResult | None = None) -> PracticeV
     feedback: dict[int, Feedback] = {}
     for index, turn in enumerate(session.turns):
         if turn.scorecard_json:
-            feedback[index] = Feedback(index, len(feedback) + 1, Scorecard.model_validate_json(turn.scorecard_json),
-                                       outcome.deltas.get(index), turn.answer_text or "")
+            scorecard = Scorecard.model_validate_json(turn.scorecard_json)
+            delta = outcome.deltas.get(index)
+            evidence = {cid: list(v.evidence) for cid, v in scorecard.criteria.items() if v.met}
+            headline = outcome.headline(delta, evidence) if delta is not None else None
+            feedback[index] = Feedback(index, len(feedback) + 1, scorecard, delta, headline,
+                                       turn.answer_text or "")
     finished = session.finished or session.pending is None
     newest = max(feedback) if feedback and not finished else None
     hints: tuple[str, ...] = ()

@@ -88,8 +88,7 @@ def markdown_report(view: SessionView, summary: Summary, korean: bool = True) ->
             lines.append("")
         delta = result.deltas.get(index)
         if delta is not None:
-            added = ", ".join(result.criteria[k].label for k in delta.added) or "nothing new"
-            lines.append(f"_Added: {added}; so far {delta.met_so_far} of {delta.of}_")
+            lines.append(f"_{result.headline(delta, {}).summary}_")  # the app's headline, without its quotes
             lines.append("")
     return "\n".join(lines) + "\n" + summary_markdown(summary, korean, heading="##")
 

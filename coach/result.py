@@ -48,6 +48,45 @@ class TurnDelta:
     of: int = 0
 
 
+@dataclass(frozen=True)
+class Credit:
+    """One criterion in a turn's headline, with the quote from this answer that earned it."""
+
+    key: str
+    criterion: str
+    label: str
+    label_ko: str
+    quote: str = ""
+
+
+@dataclass(frozen=True)
+class TurnHeadline:
+    """What one answer did, in the one wording every front end shows: the app's headline and
+    full scorecard, the terminal's line and the report's. Criteria of another situation of a
+    meeting card are not this answer's business: "missing" and "covered before" are this
+    answer's situation only."""
+
+    added: tuple[Credit, ...]  # first met by this answer, each with its own quote
+    again: tuple[Credit, ...]  # met again; an earlier answer had met them
+    missing: tuple[Credit, ...]  # still missing in this situation, most important first
+    covered_before: frozenset[str]  # criterion ids an earlier answer met in this situation
+    met_so_far: int
+    of: int
+
+    @property
+    def summary(self) -> str:
+        """'Added: A, B' / 'Shown again: A · nothing new yet' / 'Nothing new in this answer' /
+        'No criterion met yet', with the running count."""
+        so_far = f"so far {self.met_so_far} of {self.of}"
+        if self.added:
+            return f"Added: {', '.join(c.label for c in self.added)} · {so_far}"
+        if self.again:
+            return f"Shown again: {', '.join(c.label for c in self.again)} · nothing new yet · {so_far}"
+        if self.met_so_far:
+            return f"Nothing new in this answer · {so_far}"
+        return f"No criterion met yet · {so_far}"
+
+
 @dataclass
 class SessionResult:
     criteria: dict[str, CriterionState]
@@ -76,6 +115,28 @@ class SessionResult:
     def to_json(self) -> dict:
         return {"met": self.met, "of": self.of,
                 "criteria": {key: state.to_json() for key, state in self.criteria.items()}}
+
+    def headline(self, delta: TurnDelta, evidence: dict[str, list[str]]) -> TurnHeadline:
+        """The headline of the answer `delta` is about; `evidence` is its scorecard's quotes by
+        criterion id."""
+        def credit(key: str) -> Credit:
+            state = self.criteria[key]
+            quotes = evidence.get(state.criterion) or []
+            return Credit(key, state.criterion, state.label, state.label_ko, quotes[0] if quotes else "")
+
+        def here(key: str) -> bool:
+            return not delta.card_turn or self.criteria[key].card_turn == delta.card_turn
+
+        covered = frozenset(s.criterion for s in self.current()
+                            if s.met and s.turn is not None and s.turn < delta.index and here(s.key))
+        return TurnHeadline(
+            added=tuple(credit(k) for k in delta.added),
+            again=tuple(credit(k) for k in delta.again),
+            missing=tuple(credit(k) for k in delta.missing if here(k)),
+            covered_before=covered,
+            met_so_far=delta.met_so_far,
+            of=delta.of,
+        )
 
 
 def card_turn_of(card: Card | None, turn: Turn) -> str:

@@ -133,6 +133,9 @@ class Clause:
     introduces: frozenset[str] = field(default_factory=frozenset)  # "why", "that", "if" opening its complements
     # verbs coordinated with it: "looked at X and went with Y"
     partners: frozenset[str] = field(default_factory=frozenset)
+    # a command: the sentence's root verb in its base form, with no subject and no auxiliary, said
+    # first in its sentence after at most an interjection or "just" ("Repeat it properly.")
+    imperative: bool = False
 
 
 @dataclass(frozen=True)
@@ -380,9 +383,19 @@ def _clauses_of(doc, base: int) -> list[Clause]:
                             *([pred.head] if pred.dep_ == "conj" else []),
                         )
                     ),
+                    imperative=_is_imperative(pred, sent, subject, aux, question),
                 )
             )
     return out
+
+
+_BEFORE_A_COMMAND = frozenset({"intj", "punct", "advmod", "discourse"})
+
+
+def _is_imperative(pred, sent, subject, aux, question: bool) -> bool:
+    if pred.dep_ != "ROOT" or pred.tag_ != "VB" or subject is not None or aux or question:
+        return False
+    return all(t.dep_ in _BEFORE_A_COMMAND for t in sent if t.i < pred.i)
 
 
 _primed: dict[str, list[Clause]] = {}  # texts parsed ahead by `prime` (the last batch only)

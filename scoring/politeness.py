@@ -1,12 +1,15 @@
 """Request politeness as strategies (Danescu-Niculescu-Mizil et al., ACL 2013).
 
 The strategies, their patterns and weights are data: scoring/patterns/politeness.yaml. A request's
-score is a logistic function of the strategies found in it; `polite` is a threshold on the
-score. `coach politeness` and the `politeness` detector both call `assess`, so they make the
-same decision. Every strategy found carries its evidence: the matched span, verbatim.
+score is a logistic function of the strategies found in it; it is polite when the score reaches
+the threshold and nothing in it is impolite (a bare command, a bare "What?", blame, dismissal,
+cutting someone off, impatience: each named, with how it sounds). `coach politeness` and the
+`politeness` detector both call `assess`, so they make the same decision. Every strategy found
+carries its evidence: the matched span, verbatim.
 
     assess(text) -> Verdict(score, polite, strategies=[Found(name, evidence, start, weight)])
     suggest(text) -> a softer wording of an impolite request, or None
+    sounds(name) -> (English, Korean): how an impolite strategy sounds to a colleague
 """
 
 from __future__ import annotations
@@ -24,6 +27,8 @@ from scoring.text import Answer
 WHERE = ("anywhere", "start", "not_start")
 AUTHOR_MARKER = "author_marker"
 AUTHOR_BLUNT = "author_blunt"
+BARE_COMMAND = "bare_command"
+IMPERATIVE_START = "imperative_start"
 
 
 @dataclass(frozen=True)
@@ -35,6 +40,7 @@ class Strategy:
     fit: bool
     patterns: tuple[str, ...]
     marker: bool = True
+    impolite: bool = False
 
     @property
     def regex(self) -> WordPatterns:
@@ -52,6 +58,7 @@ class Found:
     start: int  # its offset in the request
     weight: float
     marker: bool = True
+    impolite: bool = False
 
     def to_json_dict(self) -> dict:
         return {"name": self.name, "evidence": self.evidence}
@@ -73,8 +80,8 @@ class Verdict:
 
     @property
     def markers(self) -> list[Found]:
-        """Polite strategies that are politeness markers (not pronouns); `polite` needs
-        `min_markers` of them (politeness.yaml), the score alone is not enough."""
+        """Polite strategies that are politeness markers (not pronouns): what feedback quotes as
+        having made a line polite."""
         return [f for f in self.positive if f.marker]
 
     @property
@@ -83,8 +90,9 @@ class Verdict:
         return sorted((f for f in self.strategies if f.weight < 0), key=lambda f: (f.weight, f.start))
 
     @property
-    def rude(self) -> list[Found]:
-        return [f for f in self.strategies if f.name in ("rude", AUTHOR_BLUNT)]
+    def impolite(self) -> list[Found]:
+        """What makes the request impolite whatever else it has, in text order."""
+        return [f for f in self.strategies if f.impolite]
 
 
 @cache
@@ -110,9 +118,50 @@ def strategies() -> tuple[Strategy, ...]:
                 fit=bool(item.get("fit", False)),
                 patterns=tuple(item.get("patterns") or ()),
                 marker=bool(item.get("marker", True)),
+                impolite=bool(item.get("impolite", False)),
             )
         )
     return tuple(out)
+
+
+@cache
+def _bare_command() -> dict:
+    return dict(_data()["bare_command"])
+
+
+def sounds(name: str) -> tuple[str, str]:
+    """How an impolite strategy sounds to a colleague, in English and Korean."""
+    item = _bare_command() if name == BARE_COMMAND else next(s for s in _data()["strategies"] if s["name"] == name)
+    return " ".join(str(item["sounds"]).split()), " ".join(str(item["sounds_ko"]).split())
+
+
+def _parsed_command(answer: Answer, spec: dict) -> Found | None:
+    """A command the word list of `imperative_start` does not hold ("Define 'production-ready'."),
+    read from the parse; its evidence is the verb."""
+    exempt = set(spec["exempt_verbs"])
+    for clause in answer.grammar:
+        if clause.imperative and clause.verb not in exempt:
+            word = answer.text[clause.position:].split(maxsplit=1)[0].rstrip(".,!?;:")
+            return Found(BARE_COMMAND, word, clause.position, 0.0, marker=False, impolite=True)
+    return None
+
+
+def _unsoftened_command(found: list[Found], answer: Answer) -> Found | None:
+    """A bare command: an imperative start with no softener anywhere in the request (politeness.yaml,
+    `bare_command`), unless it is one of the ordinary commands of a meeting ("Give me a second")."""
+    spec = _bare_command()
+    names = {f.name for f in found}
+    if names & set(spec["softened_by"]):
+        return None
+    command = next((f for f in found if f.name == IMPERATIVE_START), None) or _parsed_command(answer, spec)
+    if command is None:
+        return None
+    sentence = answer.sentence_at(command.start)
+    if sentence is not None and compiled(tuple(spec["unless"])).search(sentence.text):
+        return None
+    if sentence is not None and any(f.impolite and sentence.start <= f.start < sentence.end for f in found):
+        return None  # "Stop, my turn now" is named once, as cutting someone off
+    return Found(BARE_COMMAND, command.evidence, command.start, 0.0, marker=False, impolite=True)
 
 
 def model() -> dict:
@@ -145,14 +194,15 @@ def find(
                 if (strategy.where == "start" and not at_start) or (strategy.where == "not_start" and at_start):
                     continue
                 if match.end() > match.start():
-                    first = Found(
-                        strategy.name, match.group(0), sentence.start + match.start(), strategy.weight, strategy.marker
-                    )
+                    first = Found(strategy.name, match.group(0), sentence.start + match.start(), strategy.weight,
+                                  strategy.marker, strategy.impolite)
                     break
             if first:
                 break
         if first:
             found.append(first)
+    if command := _unsoftened_command(found, answer):
+        found.append(command)
     return sorted(found, key=lambda f: (f.start, f.name))
 
 
@@ -162,12 +212,16 @@ def score_of(found: list[Found] | tuple[Found, ...]) -> float:
 
 
 def assess(
-    text: str | Answer, extra_markers: tuple[str, ...] = (), extra_blunt: tuple[str, ...] = ()
+    text: str | Answer, extra_markers: tuple[str, ...] = (), extra_blunt: tuple[str, ...] = (), moment: bool = False
 ) -> Verdict:
+    """A written request (`moment=False`, `coach politeness`) is polite when its score reaches the
+    threshold and nothing in it is impolite. A line said in a meeting moment (`moment=True`, the
+    cards' detector, `coach politeness --moment`) is polite when nothing in it is impolite: there
+    a plain line is fine, and the markers that raise the score are a bonus."""
     found = tuple(find(text, tuple(extra_markers), tuple(extra_blunt)))
     score = score_of(found)
-    markers = sum(1 for f in found if f.weight > 0 and f.marker)
-    polite = score >= float(model()["threshold"]) and markers >= int(model().get("min_markers", 0))
+    impolite = any(f.impolite for f in found)
+    polite = not impolite if moment else score >= float(model()["threshold"]) and not impolite
     return Verdict(round(score, 4), polite, found)
 
 
@@ -224,24 +278,24 @@ def _reword(sentence: str, names: set[str]) -> str:
 
 
 def suggest(
-    text: str, extra_markers: tuple[str, ...] = (), extra_blunt: tuple[str, ...] = ()
+    text: str, extra_markers: tuple[str, ...] = (), extra_blunt: tuple[str, ...] = (), moment: bool = False
 ) -> str | None:
     """A softer wording of an impolite request, or None when it is polite already or nothing is
     left to reword: a bare command becomes "Could you ...?", "You need to X" too, "Can you"
     becomes "Could you", a leading "So"/"But" goes, then an apology, "please" or thanks is added
     until the model calls it polite. Rude sentences that are not commands are left out."""
-    verdict = assess(text, extra_markers, extra_blunt)
+    verdict = assess(text, extra_markers, extra_blunt, moment)
     if verdict.polite:
         return None
 
     def judged(candidate: str) -> Verdict:
-        return assess(candidate, extra_markers, extra_blunt)
+        return assess(candidate, extra_markers, extra_blunt, moment)
 
     parts, questions, dropped = [], [], False
     for sentence in Answer(text).sentences:
         names = {f.name for f in verdict.strategies if sentence.start <= f.start < sentence.end}
         wording = _reword(sentence.text, names)
-        if judged(wording).rude:
+        if judged(wording).impolite:
             dropped = True
             continue
         if "direct_question" in names:

@@ -19,7 +19,7 @@ _CLAUSE_BREAK = re2.compile(r"(?i)(,\s+)(?:but|although|though|however|yet)\b|(\
 _NUMBER_WORD = re2.compile(
     r"(?i)\b(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|"
     r"fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|"
-    r"eighty|ninety|hundred|thousand|million|billion|point)\b"
+    r"eighty|ninety|hundred|thousand|million|billion|point|zero)\b"
 )
 # A heading line of a written update ("- Done:", "Next", "* Blocked: N/A"): the label and what follows it.
 _HEADING = re2.compile(r"^[\s*•·+-]*([A-Za-z][A-Za-z /'’-]{0,28}?)\s*(?::|\s*$)\s*(.*)$")
@@ -74,13 +74,20 @@ def _indent(line: str) -> int:
     return len(line) - len(line.lstrip(" \t-*•"))
 
 
+# text2num leaves "zero" and "one" as words (they are often not quantities: "one of them");
+# after "from" or "to" they are the ends of a change ("from three a week to zero")
+_CHANGE_END_ZERO = re2.compile(r"(?i)\b(from|to)\s+zero\b")
+_CHANGE_END_ONE = re2.compile(r"(?i)\b(from|to)\s+one\b")
+
+
 def to_digits(text: str) -> str:
     if not _NUMBER_WORD.search(text):
         return text
     try:
-        return alpha2digit(text, "en")
+        text = alpha2digit(text, "en")
     except Exception:  # the parser is third-party; a failure must never stop scoring
         return text
+    return _CHANGE_END_ONE.sub(r"\1 1", _CHANGE_END_ZERO.sub(r"\1 0", text))
 
 
 class Answer:

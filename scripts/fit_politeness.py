@@ -39,10 +39,9 @@ THRESHOLD = 0.5  # balanced classes (top vs bottom quartile)
 def design(items, fitted):
     """Binary features of the fitted strategies and the fixed offset of the hand-set ones."""
     fixed = {s.name: s.weight for s in strategies() if not s.fit}
-    fixed_markers = {s.name for s in strategies() if not s.fit and s.marker and s.weight > 0}
     x = np.zeros((len(items), len(fitted)))
     offset = np.zeros(len(items))
-    fixed_marker = np.zeros(len(items))
+    impolite_found = np.zeros(len(items), dtype=bool)
     y = np.zeros(len(items))
     index = {name: j for j, name in enumerate(fitted)}
     for i, (request, polite) in enumerate(items):
@@ -51,9 +50,9 @@ def design(items, fitted):
                 x[i, index[found.name]] = 1.0
             else:
                 offset[i] += fixed.get(found.name, 0.0)
-                fixed_marker[i] += found.name in fixed_markers
+            impolite_found[i] |= found.impolite
         y[i] = float(polite)
-    return x, offset, y, fixed_marker
+    return x, offset, y, impolite_found
 
 
 def fit(x, offset, y, lam, steps=50):
@@ -73,23 +72,20 @@ def fit(x, offset, y, lam, steps=50):
     return w[:-1], w[-1]
 
 
-def accuracy(x, offset, y, weights, intercept, markers, fixed_marker, threshold=THRESHOLD):
-    """The decision of scoring.politeness.assess: score >= threshold and at least
-    `min_markers` politeness markers (fitted strategies flagged as markers whose weight came out
-    positive, or a hand-set positive one)."""
+def accuracy(x, offset, y, weights, intercept, impolite_found, threshold=THRESHOLD):
+    """The decision of scoring.politeness.assess for a written request: score >= threshold and
+    nothing impolite (`impolite_found`, from design())."""
     p = 1.0 / (1.0 + np.exp(-(x @ weights + intercept + offset)))
-    marker_count = x @ ((weights > 0) & markers).astype(float) + fixed_marker
-    min_markers = int(politeness.model().get("min_markers", 0))
-    return float(np.mean(((p >= threshold) & (marker_count >= min_markers)) == (y == 1.0)))
+    return float(np.mean(((p >= threshold) & ~impolite_found) == (y == 1.0)))
 
 
-def cross_validate(x, offset, y, fixed_marker, markers, lam):
+def cross_validate(x, offset, y, impolite_found, lam):
     folds = np.arange(len(y)) % FOLDS
     scores = []
     for k in range(FOLDS):
         train, held = folds != k, folds == k
         w, b = fit(x[train], offset[train], y[train], lam)
-        scores.append(accuracy(x[held], offset[held], y[held], w, b, markers, fixed_marker[held]))
+        scores.append(accuracy(x[held], offset[held], y[held], w, b, impolite_found[held]))
     return float(np.mean(scores))
 
 
@@ -121,9 +117,8 @@ def main() -> int:
         return 1
     dev, test = quartile_task(load(args.csv))
     fitted = [s.name for s in strategies() if s.fit]
-    markers = np.array([s.marker for s in strategies() if s.fit])
-    x, offset, y, fixed_marker = design(dev, fitted)
-    cv = {lam: cross_validate(x, offset, y, fixed_marker, markers, lam) for lam in LAMBDAS}
+    x, offset, y, impolite_found = design(dev, fitted)
+    cv = {lam: cross_validate(x, offset, y, impolite_found, lam) for lam in LAMBDAS}
     # the strongest penalty within TOLERANCE of the best CV accuracy: smaller weights for rare
     # strategies, which matters more for other communities than a third decimal on this one
     top = max(cv.values())
@@ -134,11 +129,11 @@ def main() -> int:
     print(f"chosen L2 strength {best}; intercept {intercept:+.3f}")
     for name, w, share in sorted(zip(fitted, weights, x.mean(axis=0), strict=True), key=lambda t: -t[1]):
         print(f"  {name:22s} {w:+.3f}   in {share:6.1%} of dev requests")
-    dev_acc = accuracy(x, offset, y, weights, intercept, markers, fixed_marker)
+    dev_acc = accuracy(x, offset, y, weights, intercept, impolite_found)
     print(f"accuracy: dev (fitted on it) {dev_acc:.3f}, dev 5-fold CV {cv[best]:.3f}")
     if args.test:
-        xt, offt, yt, fixed_t = design(test, fitted)
-        test_acc = accuracy(xt, offt, yt, weights, intercept, markers, fixed_t)
+        xt, offt, yt, impolite_t = design(test, fitted)
+        test_acc = accuracy(xt, offt, yt, weights, intercept, impolite_t)
         print(f"test part: {len(test)} top/bottom-quartile requests ({int(yt.sum())} polite), accuracy {test_acc:.3f}")
     if not args.dry_run:
         note = (f"dev part of the Wikipedia requests, {len(dev)} top/bottom-quartile requests, "

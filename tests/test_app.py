@@ -401,3 +401,35 @@ def test_ending_asks_first_and_an_empty_session_does_not_count():
     engine = _engine()
     assert criterion_progress(_history(engine.store, library=engine.library), engine.library,
                               "gpu-cluster-optimization") == []
+
+
+def test_one_truth_per_screen_in_a_meeting_with_several_situations():
+    """Issue 26: an answer in a new situation was told "Still missing: A phrase that fits the
+    moment, Polite wording" while its full scorecard said both were "covered in an earlier answer"
+    (met in another situation), and "no criterion met yet · so far 2 of 10"."""
+    at = app()
+    at.switch_page("coach/ui/pages/practice.py").run()
+    at.selectbox(key="meeting-card").select("video-call-essentials").run()
+    at.button(key="meeting-start").click().run()
+    at.text_area[0].input("Hi Ravi, sorry about that. Can you hear me okay now?")
+    at.button(key="send").click().run()
+    assert "Added: **A phrase that fits the moment · 상황에 맞는 표현**" in texts(at)
+    at.text_area[0].input("Whatever, the dashboard is fine.")
+    at.button(key="send").click().run()
+    assert not at.exception, at.exception
+    body = texts(at)
+    assert "Nothing new in this answer · so far **2 of 10**" in body, body
+    assert "no criterion met yet" not in body
+    assert "Still missing: A phrase that fits the moment · 상황에 맞는 표현, Sounds polite · 정중하게 들리는 말" in body
+    assert "covered in an earlier answer" not in body
+
+
+def test_added_quotes_each_criterion_with_its_own_evidence():
+    at = _start_interview()
+    at.text_area[0].input("I profiled the training step and found the GPUs waiting on the input pipeline. "
+                          "I rewrote the data loader, and my teammate Jisoo handled the NCCL tuning.")
+    at.button(key="send").click().run()
+    assert not at.exception, at.exception
+    added = next(m.value for m in at.markdown if m.value.startswith("✅ Added:"))
+    assert "How you found the problem · 문제 해결 과정** — “I profiled the training step" in added, added
+    assert "Your part in the team · 팀 안에서의 역할** — “I rewrote the data loader, and my teammate Jisoo" in added

@@ -64,7 +64,7 @@ def _verdict(card_id, turn, text, criterion):
     [
         ("status-update", None, "I'm working on the billing export. I'll keep this short.", "next_steps"),
         ("status-update", None, "I'm working on the billing export. I'll hand over to Mia now.", "next_steps"),
-        ("video-call-essentials", "check-connection", "Great, awesome, my video is frozen.", "polite"),
+        ("video-call-essentials", "ask-repeat", "Thanks, great. Whatever, just say it again.", "polite"),
         (
             "polite-disagreement",
             None,

@@ -1,8 +1,10 @@
 """`coach politeness`: request politeness as strategies, offline and deterministic (DESIGN.md).
 
 One JSON object per request: {"id"?, "score", "polite", "strategies": [{"name", "evidence"}],
-"suggestion"?}. `suggestion`, a softer wording, is there only for an impolite request that can
-be reworded. The `politeness` detector of the cards makes the same decision.
+"impolite"?: [{"name", "evidence", "sounds", "sounds_ko"}], "suggestion"?}. `impolite` names what
+makes the request impolite and how it sounds; `suggestion`, a softer wording, is there only for an
+impolite request that can be reworded. With `--moment` a line is judged as said in a meeting
+moment, the decision the `politeness` detector of the cards makes.
 """
 
 from __future__ import annotations
@@ -20,28 +22,37 @@ def register(subparsers) -> None:
         "politeness",
         help="score requests for politeness (strategies with evidence, a verdict, a softer wording)",
         description=(
-            "Request politeness: score, `polite`, the strategies found with verbatim evidence, and a "
-            "softer `suggestion` for an impolite request."
+            "Request politeness: score, `polite`, the strategies found with verbatim evidence, what "
+            "makes it impolite with how it sounds (`impolite`), and a softer `suggestion`; `--moment` "
+            "judges a line said in a meeting moment, as the cards do (a plain line is polite there)."
         ),
     )
     source = parser.add_mutually_exclusive_group(required=True)
     source.add_argument("--text")
     source.add_argument("--file", type=Path, help="a text file holding one request")
     source.add_argument("--jsonl", type=Path, help='lines {"id": ..., "text": ...}')
+    parser.add_argument("--moment", action="store_true",
+                        help="judge lines said in a meeting moment (the cards' decision), not written requests")
     parser.add_argument("--format", choices=["json"], default="json")
     parser.set_defaults(handler=run)
 
 
-def judge(text: str, request_id=None) -> dict:
+def judge(text: str, request_id=None, moment: bool = False) -> dict:
     from scoring import MAX_SCORED_CHARS, politeness
 
     if not text or not text.strip():
         raise EmptyAnswerError("the request is empty")
     text = text[:MAX_SCORED_CHARS]  # as `coach score`: a longer request is judged on its start
-    verdict = politeness.assess(text)
+    verdict = politeness.assess(text, moment=moment)
     out = {} if request_id is None else {"id": request_id}
     out.update(score=verdict.score, polite=verdict.polite, strategies=[f.to_json_dict() for f in verdict.strategies])
-    if not verdict.polite and (suggestion := politeness.suggest(text)):
+    if verdict.impolite:
+        out["impolite"] = [
+            {**f.to_json_dict(), "sounds": english, "sounds_ko": korean}
+            for f in verdict.impolite
+            for english, korean in [politeness.sounds(f.name)]
+        ]
+    if not verdict.polite and (suggestion := politeness.suggest(text, moment=moment)):
         out["suggestion"] = suggestion
     return out
 
@@ -53,6 +64,8 @@ def run(args) -> int:
         text = args.text if args.text is not None else read_utf8(args.file, MAX_SCORED_CHARS * 4)
         if problem := text_problem(text):
             raise CoachError(f"--text: {problem}")
-        print(json.dumps(judge(text), ensure_ascii=False))
+        print(json.dumps(judge(text, moment=args.moment), ensure_ascii=False))
         return 0
-    return jsonl.run_batch(args.jsonl, lambda item: judge(item.get("text") or "", item.get("id")), noun="requests")
+    return jsonl.run_batch(
+        args.jsonl, lambda item: judge(item.get("text") or "", item.get("id"), args.moment), noun="requests"
+    )

@@ -90,14 +90,11 @@ def _say(text: str) -> None:
 def _print_answer(view: PracticeView) -> None:
     """The newest answer's feedback and the next prompt, in the app's words (labels, not ids)."""
     feedback = view.feedback[max(view.feedback)]
-    card, result, delta = feedback.scorecard, view.result, feedback.delta
-    def names(keys):
-        return ", ".join(result.criteria[k].label for k in keys)
-    added = names(delta.added) if delta else ""
-    missing = [k for k in (delta.missing if delta else []) if not delta.card_turn
-               or result.criteria[k].card_turn == delta.card_turn]
+    card, result, headline = feedback.scorecard, view.result, feedback.headline
+    added = ", ".join(c.label for c in headline.added) if headline else ""
+    missing = ", ".join(c.label for c in headline.missing) if headline else ""
     _say(f"Scorecard: overall {card.overall:.2f} | added: {added or 'nothing new'}"
-         f" | still missing: {names(missing) or 'none'}")
+         f" | still missing: {missing or 'none'}")
     for cid, verdict in card.criteria.items():
         if verdict.met:
             label = next((c.label for c in view.card.criteria if c.id == cid), cid)

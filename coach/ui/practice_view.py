@@ -221,18 +221,18 @@ def _exchange(view: PracticeView, index: int, turn: Turn, result: SessionResult,
             text = text[:PREVIEW_CHARS].rsplit(" ", 1)[0] + " …"
         st.text(text)
         if index in view.feedback:
-            scorecard, delta = view.feedback[index].scorecard, view.feedback[index].delta
+            scorecard, headline = view.feedback[index].scorecard, view.feedback[index].headline
             if turn.kind == TurnKind.RETELL and (retell := view.retell) is not None:
                 st.markdown(f"Your retell: **{retell.retell_met} of {retell.of}** in one answer "
                             f"(your first answer: {retell.first_met} of {retell.of})")
-            elif delta is not None:
-                widgets.turn_feedback(card, result, delta, korean, scorecard, turn.answer_text)
+            elif headline is not None:
+                widgets.turn_feedback(headline, korean, turn.answer_text)
             widgets.your_english(view.feedback[index].english, korean)
             if newest:
                 widgets.next_steps(view.next_steps, korean)
             # keyed by the turn: an earlier answer's open scorecard does not open the next one by itself
             with st.expander("Full scorecard and tips", key=f"scorecard-{turn.id}"):
-                widgets.scorecard(card, scorecard, turn.answer_text, korean, session=result, delta=delta)
+                widgets.scorecard(card, scorecard, turn.answer_text, korean, headline=headline)
         elif turn.error and not current and turn.error != st.session_state.get(REFUSED):
             # (a refusal just made is said once, under the answer box)
             st.warning(widgets.message_lines(turn.error) if "\n" in turn.error else turn.error)

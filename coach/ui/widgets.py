@@ -8,7 +8,7 @@ import re
 
 import streamlit as st
 
-from coach.practice import LLM_REASON_PREFIX, Card, Scorecard, SessionResult, Summary, TurnDelta, escape_md, report
+from coach.practice import LLM_REASON_PREFIX, Card, Scorecard, Summary, TurnHeadline, escape_md, report
 
 
 def scroll_into_view(container_key: str, nonce: str) -> None:
@@ -106,28 +106,29 @@ def _first_sentence(text: str) -> str:
     return text if end < 0 else text[: end + 1]
 
 
-def turn_feedback(card: Card, result: SessionResult, delta: TurnDelta, korean: bool,
-                  scorecard: Scorecard | None = None, answer: str = "") -> None:
-    """What one answer did, good part first with its quote, then at most two things still
-    missing in the same situation (the rest are in the full scorecard)."""
-    def names(keys: list[str]) -> str:
-        return ", ".join(label(result.criteria[k].label, result.criteria[k].label_ko, korean) for k in keys)
+def turn_feedback(headline: TurnHeadline, korean: bool, answer: str = "") -> None:
+    """What one answer did, good part first with a quote for each criterion it earned, then at
+    most two things still missing in the same situation (the rest are in the full scorecard).
+    The wording is the engine's (TurnHeadline), as in the terminal and the report."""
+    def names(credits) -> str:
+        return ", ".join(label(c.label, c.label_ko, korean) for c in credits)
 
-    def quote(keys: list[str]) -> str:
-        verdict = scorecard.criteria.get(result.criteria[keys[0]].criterion) if scorecard else None
-        return f" — “{escape_md(verdict.evidence[0])}”" if verdict and verdict.evidence else ""
+    def quoted(credits) -> str:
+        return "; ".join(f"**{label(c.label, c.label_ko, korean)}**" + (f" — “{escape_md(c.quote)}”" if c.quote else "")
+                         for c in credits)
 
-    so_far = f" · so far **{delta.met_so_far} of {delta.of}**"
-    if delta.added:
-        st.markdown(f"✅ Added: **{names(delta.added)}**{quote(delta.added)}{so_far}")
-    elif delta.again:
-        st.markdown(f"👍 Shown again: **{names(delta.again)}**{quote(delta.again)} · nothing new yet{so_far}")
+    so_far = f" · so far **{headline.met_so_far} of {headline.of}**"
+    if headline.added:
+        st.markdown(f"✅ Added: {quoted(headline.added)}{so_far}")
+    elif headline.again:
+        st.markdown(f"👍 Shown again: {quoted(headline.again)} · nothing new yet{so_far}")
+    elif headline.met_so_far:
+        st.markdown(f"Nothing new in this answer{so_far}")
     else:
         start = _first_sentence(answer)
         good = f"A start to build on: “{escape_md(start)}”" if start else "No new criterion yet"
         st.markdown(f"{good} · no criterion met yet{so_far}")
-    missing = [k for k in delta.missing if not delta.card_turn or result.criteria[k].card_turn == delta.card_turn]
-    if missing:
+    if missing := headline.missing:
         more = f" and {len(missing) - 2} more (in the full scorecard)" if len(missing) > 2 else ""
         st.caption(f"Still missing: {names(missing[:2])}{more}")
 
@@ -171,17 +172,14 @@ def next_steps(items, korean: bool) -> None:
 
 
 def scorecard(card: Card, result: Scorecard, answer: str, korean: bool,
-              session: SessionResult | None = None, delta: TurnDelta | None = None) -> None:
-    """One answer against the rubric. With the session's result, criteria an earlier answer
-    covered show as covered, never as missing; tips are for what is still missing."""
+              headline: TurnHeadline | None = None) -> None:
+    """One answer against the rubric. With its headline, criteria an earlier answer covered in
+    the same situation show as covered, never as missing; tips are for what is still missing."""
     met = sum(r.met for r in result.criteria.values())
     st.markdown(f"**This answer on its own** — {met} of {len(result.criteria)} criteria")
     all_evidence = [q for r in result.criteria.values() if r.met for q in r.evidence]
     st.markdown(highlighted(answer, all_evidence))
-    earlier = set()
-    if session is not None and delta is not None:
-        earlier = {session.criteria[k].criterion for k, s in session.criteria.items()
-                   if s.met and s.turn is not None and s.turn < delta.index}
+    earlier = headline.covered_before if headline is not None else frozenset()
     for cid, criterion_result in result.criteria.items():
         known = cid in {c.id for c in card.criteria}
         criterion = card.criterion(cid) if known else None

@@ -92,7 +92,11 @@ class SelfAction(Detector):
         action, ownership, techniques, code_like = _self_action_regexes(tuple(params.techniques))
         extra = compiled(tuple(params.extra_patterns))
         found = []
+        fault_fix = lexicon("experience", "self_action", "fault_fix")
+        gain = lexicon("experience", "self_action", "performance_gain")
         for clause, sentence in answer.clauses:
+            if fault_fix.search(sentence.text) and not gain.search(sentence.text):
+                continue  # "I debugged the NCCL hang" is problem solving, not an optimization
             match = action.search(clause.text) or ownership.search(clause.text)
             if match and (techniques.search(clause.text) or code_like.search(clause.text)):
                 found.append((sentence, clause.start + match.start()))
@@ -129,6 +133,8 @@ class Process(Detector):
             if not negated_before(answer, start)
         ]
         found = with_readings(answer, found, ("diagnosis",))
+        reflection = lexicon("experience", "process_unless")
+        found = [(sentence, at) for sentence, at in found if not reflection.search(sentence.text)]
         if not found:
             return Hit.none("no profiling, root cause, hypothesis or benchmark described")
         return Hit(True, 1.0, first_sentences(answer, found), "describes how the problem was found")
@@ -148,6 +154,8 @@ def _result_regexes(extra_outcomes: tuple[str, ...]) -> dict:
     return {
         **figures,
         "outcome": lexicon("experience", "measured_result", "outcome_words", extra=extra_outcomes),
+        "diagnosis": lexicon("experience", "measured_result", "diagnosis_context"),
+        "after": lexicon("experience", "measured_result", "result_marker"),
         "metric": lexicon("experience", "measured_result", "metric_nouns"),
     }
 
@@ -177,6 +185,8 @@ class MeasuredResult(Detector):
             if is_negated(clause) or is_future(clause):
                 continue
             kind = self._result_figure(clause.numeric, rx)
+            if kind == "level" and rx["diagnosis"].search(clause.text) and not rx["after"].search(sentence.text):
+                continue  # "the GPUs were idle for about 30 percent of each step" is the problem, not the result
             if kind:
                 (changes if kind == "change" else levels).append((sentence, None))
         if not (changes or levels):
@@ -246,6 +256,8 @@ class Teamwork(Detector):
                 found.append((sentence, sentence.start + match.start()))
         readings = ("collaboration", "named_colleague") if speaker_acted else ("collaboration",)
         found = with_readings(answer, found, readings)
+        asks_for_help = lexicon("experience", "teamwork_unless")
+        found = [(sentence, at) for sentence, at in found if not asks_for_help.search(sentence.text)]
         if not found:
             return Hit.none("no concrete collaboration (who did what)")
         return Hit(True, 1.0, first_sentences(answer, found), "says who did what in the team")

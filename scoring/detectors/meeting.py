@@ -101,8 +101,9 @@ class MeetingMoveParams(Params):
     needs_move: str | None = param(
         "The move counts only when the answer has this move too (an acknowledgement needs a disagreement).",
         "move name", default=None)
-    forbid_rude: bool = param("A rude line (the politeness strategies' `rude`) does not count as the move.",
-                              "true or false", default=False)
+    forbid_rude: bool = param(
+        "An impolite line (a bare command, a bare \"What?\", blame, dismissal, …: the politeness strategies "
+        "marked `impolite`) does not count as the move.", "true or false", default=False)
     readings: list[str] = param(
         "Grammar readings that meet the move too, added to the move's own in `meeting.yaml`.",
         "list of reading names", default_factory=list)
@@ -133,7 +134,7 @@ class MeetingMove(Detector):
         "check_connection, ask_repeat, take_floor, yield_floor, share_screen), chosen per card "
         "or per turn (`by_turn`). A phrase from `forbid` or `forbid_move` anywhere makes it unmet; "
         "with `needs_move`, it only counts when that move is in the answer too; with `forbid_rude`, "
-        "a rude line (the politeness strategies' `rude`) does not count as the move. Each move may "
+        "an impolite line (politeness.yaml's `impolite` strategies) does not count as the move. Each move may "
         "also be met by what its sentences do grammatically (its `readings` in meeting.yaml, plus "
         "`readings` here: done_work, planned_action, stuck, …) and is not met by a sentence whose "
         "`unless_readings` hold (meta_talk, announcement)."
@@ -154,8 +155,8 @@ class MeetingMove(Detector):
         blunt = _blunt_hits(answer, compiled(tuple(params.forbid))) if params.forbid else []
         if params.forbid_move:
             blunt += _blunt_hits(answer, lexicon("meeting", "moves", params.forbid_move))
-        if params.forbid_rude and (rude := politeness.assess(answer).rude):
-            blunt += _sentences_of(answer, rude)
+        if params.forbid_rude and (impolite := _rude(answer)):
+            return Hit(False, 0.0, _sentences_of(answer, impolite)[:2], _how_it_sounds(impolite))
         if blunt:
             return Hit(False, 0.0, blunt[:2], "a blunt phrase undoes the softening")
         node = _moves()[move] if move else {}
@@ -168,6 +169,9 @@ class MeetingMove(Detector):
             (*node.get("readings", ()), *params.readings),
             (*node.get("unless_readings", ()), *params.unless_readings),
         )
+        if node.get("unless_sentences"):  # a sentence that only looks like the move ("this week I'm working on")
+            veto = compiled(tuple(node["unless_sentences"]))
+            found = [(sentence, at) for sentence, at in found if not veto.search(sentence.text)]
         if found and params.needs_move and not _matches(answer, lexicon("meeting", "moves", params.needs_move)):
             found = []
         if not found:
@@ -245,8 +249,6 @@ class PolitenessParams(Params):
                                      default_factory=list)
     extra_blunt: list[str] = param("More phrases that count as blunt (one makes it unmet).", "list of patterns",
                                    default_factory=list)
-    min_markers: int = param("How many politeness markers (polite strategies other than pronouns) are needed.",
-                             "whole number ≥ 1", default=1, ge=1)
 
     _regexes = field_validator("extra_markers", "extra_blunt")(check_patterns)
 
@@ -255,37 +257,53 @@ class Politeness(Detector):
     type = "politeness"
     Params = PolitenessParams
     description = (
-        "Request politeness as strategies (scoring/patterns/politeness.yaml: gratitude, apologizing, "
-        "could you, please, greeting, … against bare commands, direct questions and blunt or rude "
-        "phrases), the same decision as `coach politeness`. `extra_markers` count as polite "
-        "strategies, `extra_blunt` as rude; `min_markers` polite strategies are needed as well."
+        "Politeness as a colleague hears the line (scoring/patterns/politeness.yaml), the same decision "
+        "as `coach politeness`: what makes a line impolite is found and named (a bare command, a bare "
+        "\"What?\", blame, dismissal, cutting someone off, impatience); ordinary direct requests and "
+        "checks are polite, and markers (please, could you, sorry, thanks, …) raise the score. "
+        "`extra_markers` count as polite strategies, `extra_blunt` as impolite."
     )
 
     examples = (
         Example(
             params={},
-            met=("Could you repeat the last part, please?",),
-            not_met=("Repeat that.",),
+            met=("Could you repeat the last part, please?", "Can you see my screen?", "Go ahead."),
+            not_met=("Repeat that.", "What? Say it again.", "Your internet is terrible again."),
         ),
     )
 
     def detect(self, answer, params, turn_id):
-        verdict = politeness.assess(answer, tuple(params.extra_markers), tuple(params.extra_blunt))
-        if verdict.rude:
-            return Hit(False, 0.0, _sentences_of(answer, verdict.rude), "a blunt phrase")
+        extra = tuple(params.extra_markers), tuple(params.extra_blunt)
+        verdict = politeness.assess(answer, *extra, moment=True)
+        suggestion = politeness.suggest(answer.text, *extra, moment=True) if not verdict.polite else None
+        softer = f'; try "{suggestion}"' if suggestion else ""
+        if verdict.impolite:
+            return Hit(False, 0.0, _sentences_of(answer, verdict.impolite), _how_it_sounds(verdict.impolite) + softer)
         if not verdict.polite:
-            reason = "not polite enough"
+            reason = "sounds curt"
             if verdict.negative:
                 reason += ": " + politeness.describe(verdict.negative, 2)
-            elif not verdict.positive:
-                reason = "no politeness marker (please, could you, sorry, thank you, …)"
-            if suggestion := politeness.suggest(answer.text, tuple(params.extra_markers), tuple(params.extra_blunt)):
-                reason += f'; try "{suggestion}"'
-            return Hit(False, 0.0, _sentences_of(answer, verdict.negative), reason)
-        if len(verdict.markers) < params.min_markers:
-            return Hit.none(f"{len(verdict.markers)} politeness marker(s), {params.min_markers} needed")
-        reason = "polite wording: " + politeness.describe(verdict.markers)
-        return Hit(True, 1.0, _sentences_of(answer, verdict.markers), reason)
+            return Hit(False, 0.0, _sentences_of(answer, verdict.negative), reason + softer)
+        if verdict.markers:
+            return Hit(True, 1.0, _sentences_of(answer, verdict.markers),
+                       "polite wording: " + politeness.describe(verdict.markers))
+        return Hit(True, 1.0, first_sentences(answer, [(s, s.start) for s in answer.sentences[:1]]),
+                   "a plain, friendly line: nothing in it sounds impolite")
+
+
+def _rude(answer: Answer) -> list:
+    """What makes a line too rude to count as the move: anything impolite, except a bare command
+    beside other words ("Is my audio working? Say something." still checks the connection; "Say
+    it again." alone does not ask politely enough to count)."""
+    impolite = politeness.assess(answer, moment=True).impolite
+    return [f for f in impolite if f.name != politeness.BARE_COMMAND or len(answer.sentences) == 1]
+
+
+def _how_it_sounds(impolite) -> str:
+    """'sounds impolite: bare command ("Say"): A bare command sounds like an order …' for feedback."""
+    first = impolite[0]
+    english, _korean = politeness.sounds(first.name)
+    return f'sounds impolite: {first.name.replace("_", " ")} ("{first.evidence}"). {english}'
 
 
 def _sentences_of(answer: Answer, found) -> list[str]:

@@ -116,7 +116,7 @@ for index, turn in enumerate(view.turns):
             if index in view.feedback:
                 with st.expander("Scorecard"):
                     widgets.scorecard(view.card, view.feedback[index].scorecard, turn.answer_text, korean,
-                                      session=view.result, delta=view.feedback[index].delta)
+                                      headline=view.feedback[index].headline)
 st.download_button("Download the report (Markdown)", view.report(korean),
                    file_name=f"rehearse-{view.card.id}-{session_id[:8]}.md", mime="text/markdown")
 account.your_data()

@@ -1,0 +1,74 @@
+"""Lines said in video-call and meeting moments, judged as two readers heard them: agreement of
+the scorer's `polite` (the cards' politeness detector) and "fits the moment" with the readers.
+
+    .venv/bin/python benchmarks/moments.py [--split dev|test] [--errors]
+
+Data: tests/corpus/moments/moments.{dev,test}.jsonl, 300 lines written for the project by a writer
+who saw only the moments and the definitions, labelled by that writer and a second reader
+independently (`polite`, `fits`: [reader A, reader B]), split once by a salted hash. Only the
+lines both readers agree on are scored. "Fits the moment" is the video-call card's `appropriate`
+for its five moments; for the clarifying moment it is `checks_understanding` or
+`specific_question` of clarifying-question, for disagreeing `softened_disagreement` of
+polite-disagreement (reported apart: a blunt "I don't agree" disagrees but is not softened).
+--errors lists the wrong verdicts: use it on dev only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+import scoring  # noqa: E402
+from coach.content import load_library  # noqa: E402
+
+MOMENTS = REPO / "tests" / "corpus" / "moments"
+VIDEO_CALL = ("check-connection", "ask-repeat", "take-floor", "yield-floor", "share-screen")
+
+
+def verdicts(library, row: dict) -> tuple[bool, bool]:
+    """(polite, fits) for one line."""
+    moment, text = row["moment"], row["text"]
+    if moment in VIDEO_CALL:
+        criteria = scoring.score(library.card("video-call-essentials"), moment, text).criteria
+        return criteria["polite"].met, criteria["appropriate"].met
+    if moment == "clarifying":
+        criteria = scoring.score(library.card("clarifying-question"), "main", text).criteria
+        return criteria["polite"].met, criteria["checks_understanding"].met or criteria["specific_question"].met
+    criteria = scoring.score(library.card("polite-disagreement"), "main", text).criteria
+    return scoring.politeness.assess(text, moment=True).polite, criteria["softened_disagreement"].met
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--split", choices=["dev", "test"], default="dev")
+    parser.add_argument("--errors", action="store_true")
+    args = parser.parse_args()
+    library = load_library([REPO / "content"], [REPO / "personas"])
+    rows = [json.loads(line) for line in (MOMENTS / f"moments.{args.split}.jsonl").read_text().splitlines()]
+    tallies: dict[str, list[int]] = {}
+    for row in rows:
+        polite, fits = verdicts(library, row)
+        group = "video call" if row["moment"] in VIDEO_CALL else row["moment"]
+        for name, got in (("polite", polite), ("fits", fits)):
+            first, second = row[name]
+            if first != second:
+                continue
+            for key in (f"{name} · all", f"{name} · {group}"):
+                tally = tallies.setdefault(key, [0, 0])
+                tally[0] += got == first
+                tally[1] += 1
+            if args.errors and got != first:
+                print(f"{name}: readers {first}, scorer {got} [{row['moment']}] {row['text']}")
+    print(f"{args.split}: {len(rows)} lines")
+    for key in sorted(tallies):
+        ok, n = tallies[key]
+        print(f"  {key:28s} {ok / n:.3f}  ({ok} of {n} lines both readers agree on)")
+
+
+if __name__ == "__main__":
+    main()
