@@ -42,6 +42,11 @@ class AnswerTooLongError(CoachError):
     pass
 
 
+class KoreanAnswerError(CoachError):
+    """The answer was (mostly) in Korean: it is kept, not scored, and the question is asked again.
+    The message says so in English and Korean, with English frames for what the turn still needs."""
+
+
 class StorageError(CoachError):
     """The database cannot be read or written (locked, read-only, unreachable)."""
 

@@ -10,6 +10,10 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+import yaml
 
 from coach.content import Card, Criterion, Persona
 from coach.store import TurnKind
@@ -134,3 +138,34 @@ def korean_hint(card: Card, kind: str, turn_id: str, criteria: str | None) -> st
         seconds = card.estimated_seconds or 90
         return f"처음 질문에 대한 답을 약 {seconds}초 안에, 지금까지 보탠 내용까지 모두 담아 처음부터 다시 말해 보세요."
     return None
+
+
+FRAMES_FILE = Path(__file__).with_name("english_frames.yaml")
+KOREAN_ANSWER = ("Your answer was in Korean, so it is kept but not scored. Please say it in English: "
+                 "the question is asked again.")
+KOREAN_ANSWER_KO = "한국어로 답하셔서 답변은 저장하고 채점하지 않았어요. 같은 질문을 다시 드릴게요. 영어로 말해 보세요."
+
+
+@cache
+def _frames() -> dict:
+    with open(FRAMES_FILE, encoding="utf-8") as handle:
+        return yaml.safe_load(handle)
+
+
+def english_frame(criterion_id: str) -> str:
+    """An English sentence frame for a criterion ("My teammate ___ handled ___, while I ___.")."""
+    data = _frames()
+    return data["frames"].get(criterion_id, data["default"])
+
+
+def say_it_in_english(card: Card, missing: list[str], limit: int = 3) -> str:
+    """What the coach says to an answer in Korean: that it was Korean (in English and Korean),
+    and English frames for the criteria the turn still needs (`missing`, most important first)."""
+    lines = [KOREAN_ANSWER, KOREAN_ANSWER_KO]
+    wanted = [c for c in missing if any(x.id == c for x in card.criteria)][:limit]
+    if wanted:
+        lines.append("Frames for what this answer still needs / 이 답변에 필요한 영어 문장 틀:")
+        for cid in wanted:
+            criterion = card.criterion(cid)
+            lines.append(f"- {criterion.label} ({criterion.label_ko}): “{english_frame(cid)}”")
+    return "\n".join(lines)

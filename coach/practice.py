@@ -14,9 +14,10 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import cached_property
 from types import MappingProxyType
 
-from coach import access, interviewer, llm_suggest, personal, report, stt, tts
+from coach import access, interviewer, llm_rewrite, llm_suggest, personal, report, stt, tts
 from coach.access import Learner
 from coach.audio import FrameResampler, format_seconds
 from coach.config import Settings, load_settings
@@ -30,7 +31,16 @@ from coach.report import escape_md, history, markdown_report, session_record
 from coach.result import SessionResult, TurnDelta, TurnHeadline
 from coach.session import CLOSED, PracticeEngine, SessionView, TurnResult
 from coach.store import PracticeSession, Store, Turn, TurnKind, TurnStatus, open_store
-from coach.summary import PracticeItem, RetellComparison, Summary, next_steps, retell_comparison, summarise
+from coach.summary import (
+    PracticeItem,
+    RetellComparison,
+    Summary,
+    english_of,
+    next_steps,
+    retell_comparison,
+    summarise,
+)
+from scoring.english import Review
 from scoring.models import Scorecard
 
 # What the front ends use besides the gestures is re-exported here too, so that the pages depend
@@ -50,13 +60,19 @@ __all__ = [
 
 @dataclass(frozen=True)
 class Feedback:
-    """What one scored answer did: its scorecard and what it added to the session."""
+    """What one scored answer did: its scorecard, what it added to the session, and its English."""
 
     index: int  # in the session's turns
     number: int  # the learner's answer number (1, 2, …)
     scorecard: Scorecard
     delta: TurnDelta | None
     headline: TurnHeadline | None = None  # what the answer did, as every front end says it
+    text: str = ""  # the answer as scored
+
+    @cached_property
+    def english(self) -> Review:
+        """The corrections of the answer's English (made when first shown)."""
+        return english_of(self.text)
 
 
 @dataclass(frozen=True)
@@ -133,7 +149,8 @@ def present(session: SessionView, result: TurnResult | None = None) -> PracticeV
             delta = outcome.deltas.get(index)
             evidence = {cid: list(v.evidence) for cid, v in scorecard.criteria.items() if v.met}
             headline = outcome.headline(delta, evidence) if delta is not None else None
-            feedback[index] = Feedback(index, len(feedback) + 1, scorecard, delta, headline)
+            feedback[index] = Feedback(index, len(feedback) + 1, scorecard, delta, headline,
+                                       turn.answer_text or "")
     finished = session.finished or session.pending is None
     newest = max(feedback) if feedback and not finished else None
     hints: tuple[str, ...] = ()
@@ -231,6 +248,11 @@ class Coach:
     def turn(self, turn_pk: int) -> Turn:
         """One turn as stored now (a result made in the background shows up here)."""
         return self.engine.store.get_turn(turn_pk)
+
+    def natural_rewrite(self, text: str) -> llm_rewrite.Rewrite:
+        """The answer in natural spoken English with its changes, from the configured LLM; refused
+        (RewriteError, one line) when there is none or when it adds a number or a technical term."""
+        return llm_rewrite.natural_rewrite(self.settings, text)
 
     def drill_lines(self, card_id: str) -> list[DrillLine]:
         """A card's lines to read aloud (coach.drills): key phrases, then model-answer sentences

@@ -10,6 +10,7 @@ from coach.result import session_result
 from coach.session import SessionView
 from coach.store import PracticeSession, Store, Turn
 from coach.summary import ModelAnswerGap, Summary
+from scoring.english import Review
 
 
 def turn_record(turn: Turn) -> dict:
@@ -167,12 +168,40 @@ def lacked_markdown(gap: ModelAnswerGap) -> str:
     return "Your answers covered everything this one did.\n"
 
 
+def english_markdown(review: Review, korean: bool) -> str:
+    """One answer's English: each correction inline (wrong → right) with why, then the answer
+    with every correction applied ("" when there is nothing to correct)."""
+    if not review.corrections:
+        return ""
+    lines = ["**Your English**", ""]
+    for c in review.corrections:
+        why = f"{c.why} {c.why_ko}" if korean else c.why
+        lines.append(f"- ~~{escape_md(c.wrong)}~~ → **{escape_md(c.right)}** — {escape_md(why)}")
+    lines += ["", f"Said correctly: “{escape_md(review.corrected.strip())}”"]
+    return "\n".join(lines) + "\n"
+
+
+def habits_markdown(summary: Summary, korean: bool, heading: str = "####") -> str:
+    """The kinds of English error that came back across the session ("" when none did)."""
+    if not summary.english:
+        return ""
+    lines = [f"{heading} Your English: what came back", ""]
+    for habit in summary.english:
+        label = _label(habit.label, habit.label_ko, korean)
+        examples = "; ".join(f"{escape_md(w)} → {escape_md(r)}" for w, r in habit.examples)
+        lines.append(f"- **{label}**: in {habit.answers} answer{'s' if habit.answers != 1 else ''} "
+                     f"({habit.count}×), e.g. {examples}")
+    return "\n".join(lines) + "\n"
+
+
 def summary_markdown(summary: Summary, korean: bool, heading: str = "####") -> str:
     """The end-of-session summary as Markdown: the report file and the terminal."""
     parts = [result_markdown(summary, korean, heading)]
     if summary.retell:
         parts.append(retell_markdown(summary))
     parts.append(practise_markdown(summary, korean, heading))
+    if summary.english:
+        parts.append(habits_markdown(summary, korean, heading))
     if summary.model_answer_gaps:
         parts.append(f"{heading} Model answers beside your answers\n")
         for gap in summary.model_answer_gaps:

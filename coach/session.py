@@ -23,12 +23,14 @@ from coach.errors import (
     CoachError,
     ConcurrentAnswerError,
     EmptyAnswerError,
+    KoreanAnswerError,
     SessionFinishedError,
     TurnPositionTakenError,
 )
 from coach.interviewer import NextPrompt
 from coach.result import SessionResult, TurnDelta, card_turn_of, session_result
 from coach.store import PracticeSession, Store, Turn, TurnKind, TurnStatus, recording_path, save_audio_file
+from scoring import english
 from scoring.grammar import warm_up as warm_up_parser
 from scoring.models import Scorecard, SpeechTiming
 
@@ -475,7 +477,24 @@ class PracticeEngine:
                                llm=json.loads(turn.llm_json) if turn.llm_json else None)
             self._ask(view, again, turn.position + 1)
             raise AnswerTooLongError(message)
+        if english.is_korean(text):
+            self._ask_again_in_english(view, turn)
         return self._score_and_continue(view, turn.id, text, timing, turn.version, transcript_json)
+
+    def _ask_again_in_english(self, view: SessionView, turn: Turn) -> None:
+        """An answer in Korean is kept with its turn, never scored as empty: the coach says it was
+        Korean, gives English frames for what the turn still needs, and asks the same question again."""
+        card_turn = card_turn_of(view.card, turn)
+        missing = [s.criterion for s in view.result().missing() if s.card_turn == card_turn]
+        if turn.criterion in missing:  # a follow-up's own criterion first
+            missing.remove(turn.criterion)
+            missing.insert(0, turn.criterion)
+        message = interviewer.say_it_in_english(view.card, missing)
+        view.put(self.store.mark_refused(turn.id, message))
+        again = NextPrompt(turn.turn_id, TurnKind(turn.kind), turn.prompt, criterion=turn.criterion,
+                           llm=json.loads(turn.llm_json) if turn.llm_json else None)
+        self._ask(view, again, turn.position + 1)
+        raise KoreanAnswerError(message)
 
     def _being_scored(self, turn: Turn) -> bool:
         """An answer saved moments ago and not scored yet: its writer is scoring it now."""

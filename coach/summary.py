@@ -9,6 +9,8 @@ from pydantic import BaseModel, Field
 import scoring
 from coach.content import Card
 from coach.session import SessionView
+from scoring import english
+from scoring.english import Review
 from scoring.models import Scorecard
 
 
@@ -63,6 +65,17 @@ class RetellComparison(BaseModel):
     retell_seconds: float | None = None  # when the retell was spoken
 
 
+class EnglishHabit(BaseModel):
+    """A kind of English error that came back across the session's answers."""
+
+    kind: str
+    label: str
+    label_ko: str
+    count: int  # corrections of this kind in the session
+    answers: int  # answers that had one
+    examples: list[tuple[str, str]] = Field(default_factory=list)  # (wrong, right), the first two
+
+
 class Summary(BaseModel):
     """The session's one result and everything said about it. Every count and every "met" in
     it comes from the session result (coach.result), so no two parts can disagree."""
@@ -79,6 +92,7 @@ class Summary(BaseModel):
     model_answer_gaps: list[ModelAnswerGap]
     practise_next: list[PracticeItem]
     retell: RetellComparison | None = None
+    english: list[EnglishHabit] = Field(default_factory=list)  # the kinds of English error that came back
 
     def answer(self, number: int) -> YourAnswer:
         return self.answers[number - 1]
@@ -145,7 +159,33 @@ def summarise(view: SessionView) -> Summary:
         model_answer_gaps=_model_answers(view, rows, answers),
         practise_next=_practise_next(view, rows, [s for _, s in scored]),
         retell=retell_comparison(view),
+        english=english_habits([a.text for a in answers]),
     )
+
+
+def english_of(text: str) -> Review:
+    """The corrections of one answer's English (scoring.english; the parse is the scorer's)."""
+    return english.review(text or "")
+
+
+def english_habits(texts: list[str], min_answers: int = 2) -> list[EnglishHabit]:
+    """The kinds of English error found in at least `min_answers` of these answers (or twice in a
+    session of one answer), most frequent first: what keeps coming back, not a one-off slip."""
+    counts: dict[str, EnglishHabit] = {}
+    for text in texts:
+        review = english_of(text)
+        for kind in dict.fromkeys(c.kind for c in review.corrections):
+            label, label_ko = english.KIND_LABELS.get(kind, english.KIND_LABELS["other"])
+            habit = counts.setdefault(kind, EnglishHabit(kind=kind, label=label, label_ko=label_ko, count=0, answers=0))
+            habit.answers += 1
+        for c in review.corrections:
+            habit = counts[c.kind]
+            habit.count += 1
+            if len(habit.examples) < 2:
+                habit.examples.append((c.wrong, c.right))
+    need = min(min_answers, max(len(texts), 1))
+    keep = [h for h in counts.values() if h.answers >= need and h.count >= 2]
+    return sorted(keep, key=lambda h: (-h.answers, -h.count, h.kind))
 
 
 def _met_labels(view: SessionView, scorecard: Scorecard) -> list[str]:

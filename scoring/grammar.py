@@ -19,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import threading
+from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from functools import cache
@@ -431,6 +432,27 @@ def wanted_parses() -> Iterator[set[str]]:
         _wanted.reset(token)
 
 
+_docs: OrderedDict[str, object] = OrderedDict()  # the last texts parsed, so every reader shares one parse
+MAX_DOCS = 64
+
+
+def parse(text: str):
+    """The spaCy parse of a text (its first MAX_PARSED_CHARS), made once: the scorer's readings and
+    the English corrections (scoring.english) of one answer share it."""
+    text = text[:MAX_PARSED_CHARS]
+    with _lock:
+        doc = _docs.get(text)
+        if doc is not None:
+            _docs.move_to_end(text)
+            return doc
+    doc = pipeline()(text)
+    with _lock:
+        _docs[text] = doc
+        while len(_docs) > MAX_DOCS:
+            _docs.popitem(last=False)
+    return doc
+
+
 def read(text: str) -> list[Clause]:
     """Every clause of a text, in order (the parse is cached by the Answer that asks)."""
     if not _parsing.get():
@@ -441,7 +463,7 @@ def read(text: str) -> list[Clause]:
     if (wanted := _wanted.get()) is not None:
         wanted.add(text)
         return []
-    return _clauses_of(pipeline()(text), 0)
+    return _clauses_of(parse(text), 0)
 
 
 def prime(texts: list[str]) -> None:

@@ -13,6 +13,7 @@ COMMAND_MODULES = (
     "coach.cli.card_cmds",
     "coach.cli.score_cmd",
     "coach.cli.politeness_cmd",
+    "coach.cli.english_cmd",
     "coach.cli.session_cmds",
     "coach.cli.voice_cmds",
     "coach.cli.llm_cmds",

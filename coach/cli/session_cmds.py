@@ -9,7 +9,7 @@ from pathlib import Path
 from coach.access import LOCAL, Learner
 from coach.config import load_settings
 from coach.content import as_text, default_library, not_utf8, text_problem
-from coach.errors import AnswerTooLongError, CoachError, ConcurrentAnswerError, EmptyAnswerError
+from coach.errors import AnswerTooLongError, CoachError, ConcurrentAnswerError, EmptyAnswerError, KoreanAnswerError
 from coach.practice import Coach, PracticeView, TurnStatus
 from coach.report import history
 from coach.session import PracticeEngine
@@ -152,6 +152,11 @@ def run_practice(args) -> int:
             view = coach.send_text(view.id, line, turn_pk=_shown(view))
         except EmptyAnswerError as exc:
             print(f"coach: {exc}", file=sys.stderr)
+            continue
+        except KoreanAnswerError as exc:  # kept, not scored: the coach helps and asks again
+            _say(str(exc))
+            view = coach.open(view.id)
+            _say(f"{view.persona.name}: {_pending(view).prompt}")
             continue
         except AnswerTooLongError as exc:
             print(f"coach: {exc}", file=sys.stderr)

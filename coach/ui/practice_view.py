@@ -227,13 +227,15 @@ def _exchange(view: PracticeView, index: int, turn: Turn, result: SessionResult,
                             f"(your first answer: {retell.first_met} of {retell.of})")
             elif headline is not None:
                 widgets.turn_feedback(headline, korean, turn.answer_text)
+            widgets.your_english(view.feedback[index].english, korean)
             if newest:
                 widgets.next_steps(view.next_steps, korean)
             # keyed by the turn: an earlier answer's open scorecard does not open the next one by itself
             with st.expander("Full scorecard and tips", key=f"scorecard-{turn.id}"):
                 widgets.scorecard(card, scorecard, turn.answer_text, korean, headline=headline)
         elif turn.error and not current and turn.error != st.session_state.get(REFUSED):
-            st.warning(turn.error)  # (a refusal just made is said once, under the answer box)
+            # (a refusal just made is said once, under the answer box)
+            st.warning(widgets.message_lines(turn.error) if "\n" in turn.error else turn.error)
 
 
 def _draft_key(view: PracticeView) -> str:
@@ -365,7 +367,9 @@ def _answer_box(coach: Coach, view: PracticeView, kind: str) -> None:
                         placeholder="Type your answer here, or record above: Stop sends what you said.")
     st.session_state.setdefault("drafts", {})[pending.id] = text
     refused = st.session_state.pop(REFUSED, None)
-    if refused:  # the last gesture's refusal, in place of the length warning
+    if refused and "\n" in refused:  # the coach's help (an answer in Korean: English frames, asked again)
+        st.info(widgets.message_lines(refused))
+    elif refused:  # the last gesture's refusal, in place of the length warning
         st.error(widgets.escape_md(refused))
     elif len(text) > limit:
         st.warning(f"This answer is {len(text):,} characters; the limit is {limit:,}. Shorten it before sending.")

@@ -133,6 +133,18 @@ def turn_feedback(headline: TurnHeadline, korean: bool, answer: str = "") -> Non
         st.caption(f"Still missing: {names(missing[:2])}{more}")
 
 
+def message_lines(text: str) -> str:
+    """A message of several lines from the engine, shown as text, line by line."""
+    return "  \n".join(escape_md(line) for line in text.splitlines())
+
+
+def your_english(review, korean: bool) -> None:
+    """An answer's English corrected: wrong → right inline with why, then the whole answer
+    corrected (coach.report's wording); nothing when there is nothing to correct."""
+    if text := report.english_markdown(review, korean):
+        st.markdown(text)
+
+
 def stage_directions(text: str) -> str:
     """Author text with its stage directions ("[the audio breaks up]") in italics."""
     return re.sub(r"\[([^\[\]]+)\]", r"*(\1)*", text)
@@ -235,6 +247,8 @@ def summary(result: Summary, korean: bool) -> None:
     if result.retell:
         st.markdown(report.retell_markdown(result))
     st.markdown(report.practise_markdown(result, korean))
+    if result.english:
+        st.markdown(report.habits_markdown(result, korean))
     if result.model_answer_gaps:
         st.markdown("#### Model answers beside your answers")
         tabs = st.tabs([gap.title for gap in result.model_answer_gaps])

@@ -1,0 +1,1329 @@
+"""Corrections of the English errors Korean speakers make most, offline and deterministic.
+
+    review(text) -> Review(text, corrections=[Correction(start, end, wrong, right, kind, why, why_ko)],
+                           corrected, language)
+
+Precision first: a learner corrected wrongly stops listening, so every rule fires only where what it
+matches is wrong in (nearly) every context. Two sources, both declared in
+scoring/patterns/english.yaml with their reasons in English and Korean:
+- `phrases`: fixed errors matched by one RE2 pattern each ("discuss about", "I am agree", "more faster");
+- `checks`: errors read from the answer's dependency parse, the same parse the scorer's readings use
+  (scoring.grammar.parse, made once per text): agreement, tense with a time cue, articles, noun
+  number, word order of embedded questions. Inflections come from lemminflect.
+
+A text mostly in Korean (Hangul) gets no corrections and `language == "ko"`.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from functools import cache
+
+from scoring.detectors.base import pattern_data
+from scoring.regex import compile_pattern
+
+KINDS = ("article", "number", "agreement", "tense", "verb-pattern", "word-order", "word-choice", "comparison", "other")
+# how each kind is named to a learner, in English and Korean
+KIND_LABELS = {
+    "article": ("Articles (a, an, the)", "관사 (a, an, the)"),
+    "number": ("Singular and plural nouns", "명사의 단수·복수"),
+    "agreement": ("Subject–verb agreement", "주어와 동사의 수 일치"),
+    "tense": ("Verb tense", "시제"),
+    "verb-pattern": ("Verbs and their prepositions", "동사와 전치사의 쓰임"),
+    "word-order": ("Word order in questions", "의문문 어순"),
+    "word-choice": ("Word choice", "단어 선택"),
+    "comparison": ("Comparisons and quantities", "비교급과 수량 표현"),
+    "other": ("Other", "기타"),
+}
+MAX_CHARS = 20_000
+_HANGUL = re.compile(r"[\uac00-\ud7a3\u3131-\u318e]")
+_LATIN = re.compile(r"[A-Za-z]")
+
+
+@dataclass(frozen=True)
+class Correction:
+    start: int
+    end: int
+    wrong: str  # == text[start:end]
+    right: str
+    kind: str
+    why: str
+    why_ko: str
+    rule: str = ""
+
+    def to_json_dict(self) -> dict:
+        return {
+            "start": self.start,
+            "end": self.end,
+            "wrong": self.wrong,
+            "right": self.right,
+            "kind": self.kind,
+            "why": self.why,
+            "why_ko": self.why_ko,
+        }
+
+
+@dataclass(frozen=True)
+class Review:
+    text: str
+    corrections: tuple[Correction, ...] = ()
+    language: str = "en"
+    corrected: str = field(default="")
+
+    def to_json_dict(self) -> dict:
+        out: dict = {
+            "text": self.text,
+            "corrections": [c.to_json_dict() for c in self.corrections],
+            "corrected": self.corrected,
+        }
+        if self.language != "en":
+            out["language"] = self.language
+        return out
+
+
+def hangul_share(text: str) -> float:
+    """The share of the text's letters that are Hangul (0 when it has no letters)."""
+    hangul = len(_HANGUL.findall(text))
+    latin = len(_LATIN.findall(text))
+    return hangul / (hangul + latin / 4) if hangul + latin else 0.0  # about four Latin letters a syllable
+
+
+def is_korean(text: str) -> bool:
+    """Wholly or mostly Korean: more than half of what is said is in Hangul."""
+    return hangul_share(text) > 0.5
+
+
+def apply(text: str, corrections) -> str:
+    """The text with every correction applied (they do not overlap)."""
+    out, last = [], 0
+    for c in sorted(corrections, key=lambda c: c.start):
+        out.append(text[last : c.start])
+        out.append(c.right)
+        last = c.end
+    out.append(text[last:])
+    return "".join(out)
+
+
+def review(text: str, parse=None) -> Review:
+    """The corrections of one text. `parse` is the text's spaCy Doc when the caller has it
+    (otherwise scoring.grammar.parse makes it, or reuses the scorer's)."""
+    if is_korean(text):
+        return Review(text=text, language="ko", corrected=text)
+    text_part = text[:MAX_CHARS]
+    found = list(_phrase_corrections(text_part))
+    if _LATIN.search(text_part):
+        from scoring import grammar
+
+        doc = parse if parse is not None else grammar.parse(text_part)
+        found += _parse_corrections(text_part, doc)
+    chosen: list[Correction] = []
+    for c in sorted(found, key=lambda c: (c.start, -(c.end - c.start))):
+        if c.wrong == c.right or c.wrong != text[c.start : c.end]:
+            continue
+        if chosen and c.start < chosen[-1].end:
+            merged = _merge(chosen[-1], c)
+            if merged is not None:
+                chosen[-1] = merged
+            continue  # overlaps one already taken (phrases come first, then the longer)
+        chosen.append(c)
+    return Review(text=text, corrections=tuple(chosen), corrected=apply(text, chosen))
+
+
+def _merge(outer: Correction, inner: Correction) -> Correction | None:
+    """Two corrections of one place made one ("we discuss about" yesterday -> "we discussed"): when
+    `inner` lies inside `outer` and its words are kept once in `outer`'s right words."""
+    if not (outer.start <= inner.start and inner.end <= outer.end):
+        return None
+    found = list(re.finditer(rf"(?<![\w'’]){re.escape(inner.wrong)}(?![\w'’])", outer.right))
+    if len(found) != 1:
+        return None
+    at = found[0]
+    right = outer.right[: at.start()] + inner.right + outer.right[at.end() :]
+    return Correction(
+        outer.start,
+        outer.end,
+        outer.wrong,
+        right,
+        outer.kind,
+        outer.why + " " + inner.why,
+        outer.why_ko + " " + inner.why_ko,
+        outer.rule,
+    )
+
+
+# --- declared phrase rules ----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PhraseRule:
+    id: str
+    kind: str
+    pattern: str
+    right: str
+    why: str
+    why_ko: str
+    until: str | None
+    unless_before: frozenset[str]
+    examples: tuple[tuple[str, str], ...]
+    no_match: tuple[str, ...]
+
+    @property
+    def regex(self):
+        return compile_pattern(self.pattern)
+
+
+@cache
+def phrase_rules() -> tuple[PhraseRule, ...]:
+    return tuple(
+        PhraseRule(
+            id=r["id"],
+            kind=r["kind"],
+            pattern=r["pattern"],
+            right=r["right"],
+            why=r["why"],
+            why_ko=r["why_ko"],
+            until=r.get("until"),
+            unless_before=frozenset(r.get("unless_before", ())),
+            examples=tuple(tuple(e) for e in r.get("examples", ())),
+            no_match=tuple(r.get("no_match", ())),
+        )
+        for r in pattern_data("english")["phrases"]
+    )
+
+
+def check(name: str) -> dict:
+    return pattern_data("english")["checks"][name]
+
+
+@cache
+def words(name: str) -> frozenset[str]:
+    values = pattern_data("english")["words"][name]
+    return frozenset(str(w) if name == "letter_acronyms" else str(w).lower() for w in values)
+
+
+_TEMPLATE = re.compile(r"\{([A-Za-z0-9_]+)(?:([|~])([^}]*))?\}")
+_KONGLISH = {
+    "handphone": "cell phone",
+    "handphones": "cell phones",
+    "eyeshopping": "window shopping",
+    "skinship": "physical affection",
+    "runningmachine": "treadmill",
+    "concent": "outlet",
+    "concents": "outlets",
+}
+_UNCOUNTABLE = {"datas": "data", "stuffs": "stuff", "researches": "research", "evidences": "evidence"}
+_SINGULAR_VERB = {"are": "is", "were": "was", "have": "has", "don't": "doesn't", "don’t": "doesn’t"}
+
+
+def _verb_tag(word: str) -> str:
+    """The Penn tag of a verb form ("made" -> VBD, "makes" -> VBZ), VB when unknown."""
+    from lemminflect import getAllInflections, getLemma
+
+    lemmas = getLemma(word.lower(), upos="VERB")
+    table = getAllInflections(lemmas[0]) if lemmas else {}
+    for tag in ("VBZ", "VBG", "VBD", "VBN"):
+        if word.lower() in table.get(tag, ()):
+            return tag
+    return "VB"
+
+
+def inflect_all(word: str, tag: str) -> tuple[str, ...]:
+    """Every form of a word's lemma with one tag, lower case ("knew" -> ("knew",) for VBD)."""
+    from lemminflect import getInflection, getLemma
+
+    base = getLemma(word.lower(), upos="VERB")
+    return tuple(f.lower() for f in getInflection(base[0] if base else word.lower(), tag=tag))
+
+
+def inflect(word: str, tag: str) -> str:
+    from lemminflect import getInflection, getLemma
+
+    if tag == "NNS" and word.lower() == "person":
+        return "people"
+    upos = "NOUN" if tag.startswith("NN") else "ADJ" if tag.startswith("JJ") else "VERB"
+    base = getLemma(word.lower(), upos=upos)
+    forms = getInflection(base[0] if base else word.lower(), tag=tag)
+    if not forms:
+        return word
+    form = forms[0]
+    if word.isupper() and len(word) > 1:
+        return form[: len(word)].upper() + form[len(word) :]  # GPU -> GPUs
+    return form
+
+
+def _like(form: str, phrase: str) -> str:
+    """`phrase` ("set up") with its first word in the form of `form` ("made" -> "set up")."""
+    tag = _verb_tag(form)
+    first, _, rest = phrase.partition(" ")
+    word = first if tag == "VB" else inflect(first, tag)
+    return f"{word} {rest}".strip()
+
+
+class _Skip(Exception):
+    """A template that cannot be filled for this match (a word that is not a verb, say)."""
+
+
+_WORD_MAPS = {
+    "object": {"i": "me", "he": "him", "she": "her", "they": "them", "we": "us", "you": "you"},
+    "depend": {"is": "depends", "are": "depend", "was": "depended", "were": "depended"},
+    "price": {"cheap": "low", "expensive": "high"},
+    "temperature": {"hot": "high", "warm": "high", "cold": "low"},
+    "complaint": {"claim": "complaint", "claims": "complaints"},
+    "worried": {"worry": "worried", "concern": "concerned"},
+}
+
+
+def _is_verb(word: str) -> bool:
+    from lemminflect import getAllLemmas
+
+    return "VERB" in getAllLemmas(word.lower())
+
+
+def _transform(value: str, op: str, arg: str) -> str:
+    if op == "~":
+        return _like(value, arg)
+    if arg in _WORD_MAPS:
+        return _WORD_MAPS[arg].get(value.lower(), value)
+    if arg.startswith("VB") and not _is_verb(value):
+        raise _Skip
+    if arg == "konglish":
+        return _KONGLISH.get(value.lower().replace(" ", ""), value)
+    if arg == "uncountable":
+        return _UNCOUNTABLE.get(value.lower(), value[:-1])
+    if arg == "plural-be":
+        return "were" if value.strip().lower() == "was" else "are"
+    if arg == "singular":
+        return _SINGULAR_VERB.get(value.lower(), value)
+    return inflect(value, arg)
+
+
+def _fill(template: str, match) -> str:
+    def one(m) -> str:
+        key = m.group(1)
+        value = match.group(int(key) if key.isdigit() else match.re.groupindex[key]) or ""
+        return _transform(value, m.group(2), m.group(3)) if m.group(2) and value else value
+
+    return _TEMPLATE.sub(one, template)
+
+
+def _case_like(wrong: str, right: str) -> str:
+    if wrong[:1].isupper() and right[:1].islower():
+        return right[:1].upper() + right[1:]
+    if wrong[:1].islower() and right[:1].isupper() and not right.startswith("I "):
+        return right[:1].lower() + right[1:]
+    return right
+
+
+def _wordish(char: str) -> bool:
+    return char.isalnum() or char in "_'’-"
+
+
+def _phrase_corrections(text: str):
+    for rule in phrase_rules():
+        for match in rule.regex.finditer(text):
+            start, end = match.span()
+            names = rule.regex.groupindex
+            if "w" in names and match.start(names["w"]) >= 0:
+                start, end = match.span(names["w"])
+            elif rule.until:
+                end = match.start(names[rule.until])
+            if start >= end:
+                continue
+            if (start > 0 and _wordish(text[start - 1]) and _wordish(text[start])) or (
+                end < len(text) and _wordish(text[end]) and _wordish(text[end - 1])
+            ):
+                continue  # not whole words
+            before = text[: match.start()].split()[-1:]
+            if rule.unless_before and before and before[0].lower() in rule.unless_before:
+                continue
+            wrong = text[start:end]
+            try:
+                right = _case_like(wrong, _fill(rule.right, match))
+            except _Skip:
+                continue
+            yield Correction(start, end, wrong, right, rule.kind, rule.why, rule.why_ko, rule.id)
+
+
+# --- corrections read from the parse --------------------------------------------------------
+
+
+def _make(doc, name: str, first, last, right: str) -> Correction:
+    """A correction of the tokens first..last (inclusive)."""
+    reason = check(name)
+    start, end = first.idx, last.idx + len(last.text)
+    wrong = doc.text[start:end]
+    return Correction(
+        start, end, wrong, _case_like(wrong, right), reason["kind"], reason["why"], reason["why_ko"], name
+    )
+
+
+def _parse_corrections(text: str, doc) -> list[Correction]:
+    out: list[Correction] = []
+    for sent in doc.sents:
+        if _is_heading_like(sent):
+            continue
+        for check_one in (
+            _a_an,
+            _missing_article,
+            _plural_after_number,
+            _one_of,
+            _every_singular,
+            _fewer,
+            _tense,
+            _agreement,
+            _base_after_aux,
+            _embedded_question,
+            _enough,
+            _superlative_article,
+            _verb_complements,
+            _quantifiers,
+        ):
+            out.extend(check_one(doc, sent))
+    return out
+
+
+def _is_heading_like(sent) -> bool:
+    """Notes, lists and headings ("- Fix bug in parser") are not sentences to correct."""
+    text = sent.text.strip()
+    if "\n" in text or text[:1] in {"-", "*", "#", "•", "|", ">"} or " * " in text:
+        return True
+    return not any(t.dep_ in {"nsubj", "nsubjpass", "expl"} for t in sent)
+
+
+_VOWEL_LETTERS = set("aefhilmnorsx")  # letters whose name starts with a vowel sound: "an SQL", "an HTTP"
+_YOU_SOUND = ("uni", "use", "usa", "usu", "uti", "ura", "uri", "uro", "uku", "ubi", "eu", "ewe", "one", "once")
+_SILENT_H = ("hour", "honest", "honor", "honour", "heir")
+
+
+def _vowel_sound(word: str) -> bool | None:
+    """Whether a word starts with a vowel sound; None when unsure."""
+    if not word or not word[0].isalpha():
+        return True if word[:1] == "8" else None
+    if word[0].isupper() and (len(word) == 1 or word[1].isdigit() or word[1] == "-"):
+        return word[0].lower() in _VOWEL_LETTERS  # "an H100", "an A-series"
+    letters = "".join(ch for ch in word.split("-")[0] if ch.isalpha())
+    if len(letters) > 1 and any(ch.isupper() for ch in letters[1:]):  # an acronym: "FP32", "HTTP", "MoE"
+        if not any(v in letters.upper() for v in "AEIOU") or letters.upper() in words("letter_acronyms"):
+            return word[0].lower() in _VOWEL_LETTERS  # said letter by letter: "an HTTP call", "an FP32 copy"
+        return None  # maybe said as a word: "a SLURM job", "a NIC"
+    if word[0].isupper() and word[0].lower() in _VOWEL_LETTERS - set("aeio"):
+        return None  # "an Nsight profile", "a Linux box": a name may be said by its letters
+    low = word.lower()
+    if low.startswith(("unin", "unim", "unid")):
+        return True
+    if low.startswith(_YOU_SOUND):
+        return False
+    if low.startswith(_SILENT_H):
+        return True
+    if low.startswith("u") and len(low) > 2 and low[1] not in "aeiou" and low[2] in "aeiou" and low[1] not in "nmpgsl":
+        return None  # "unit"-like or "upon"-like: unsure
+    return low[0] in "aeiou"
+
+
+def _a_an(doc, sent) -> list[Correction]:
+    out = []
+    for t in sent:
+        low = t.text.lower()
+        if low not in {"a", "an"} or t.dep_ != "det" or t.i + 1 >= len(doc):
+            continue
+        nxt = doc[t.i + 1]
+        if not nxt.text[:1].isalnum() or doc.text[t.idx + len(t.text) : nxt.idx] != " ":
+            continue
+        vowel = _vowel_sound(nxt.text)
+        if vowel is None or (low == "an") == vowel:
+            continue
+        out.append(_make(doc, "a-an", t, t, "an" if vowel else "a"))
+    return out
+
+
+_CLAUSE_ROLES = {"dobj", "attr", "pobj"}
+_FIXED_BARE = {
+    ("for", "example"),
+    ("in", "case"),
+    ("for", "instance"),
+    ("in", "time"),
+    ("on", "time"),
+    ("by", "hand"),
+    ("in", "person"),
+    ("at", "work"),
+    ("in", "production"),
+    ("on", "call"),
+    ("in", "fact"),
+    ("by", "design"),
+    ("on", "disk"),
+    ("to", "disk"),
+    ("from", "disk"),
+    ("in", "memory"),
+    ("on", "purpose"),
+    ("in", "place"),
+    ("at", "scale"),
+    ("into", "account"),
+}
+
+
+def _missing_article(doc, sent) -> list[Correction]:
+    out = []
+    for t in sent:
+        if t.tag_ != "NN" or t.text.lower() not in words("countable") or not t.text.islower():
+            continue
+        if t.dep_ not in _CLAUSE_ROLES or any(
+            c.dep_ in {"det", "poss", "nummod", "predet", "quantmod"} for c in t.children
+        ):
+            continue
+        if t.dep_ == "pobj" and t.head.dep_ != "prep":
+            continue
+        if any(c.dep_ in {"conj", "cc", "appos"} for c in t.children) or t.dep_ == "conj":
+            continue
+        left = list(t.lefts)
+        first = left[0] if left else t
+        if any(x.tag_ not in {"JJ", "NN", "HYPH"} for x in left):
+            continue
+        if first.i > 0:
+            prev = doc[first.i - 1]
+            if prev.text.lower() in words("no_article_before") or prev.tag_ in {"POS", "PRP$", "CD", "DT", "WDT"}:
+                continue
+            if prev.text in {"-", "/", "(", "'", '"', "“", "`"} or prev.text.lower() in {"as", "of", "by", "per"}:
+                continue
+        if t.i + 1 < len(doc) and (
+            doc[t.i + 1].tag_ in {"NN", "NNS", "NNP", "CD", "POS"} or doc[t.i + 1].text in {"-", "/"}
+        ):
+            continue
+        if t.dep_ == "pobj" and t.head.text.lower() not in {"in", "on", "with", "for", "about", "from", "into", "to"}:
+            continue
+        if first.i == 0 or doc[first.i - 1].i != t.head.i:
+            continue  # right after its verb or preposition: "fixed bug", "in parser"
+        if (t.head.text.lower(), t.text.lower()) in _FIXED_BARE:
+            continue
+        if not (sent.text[:1].isupper() and sent.text.rstrip()[-1:] in {".", "!", "?"}):
+            continue  # notes and fragments
+        verb = t.head if t.dep_ != "pobj" else t.head.head
+        if t.dep_ == "nsubj" and first.i != sent.start:
+            if doc[first.i - 1].dep_ not in {"punct", "cc", "mark", "advmod"}:
+                continue
+        subjects = [c for c in verb.children if c.dep_ in {"nsubj", "nsubjpass", "expl"} and c.i < verb.i]
+        if not subjects or not _opens_clause(doc, subjects[0]):
+            continue
+        if subjects[0].tag_ != "PRP" and not any(c.dep_ in {"det", "poss"} for c in subjects[0].children):
+            continue  # "I fixed bug", "The team found bug", not a heading's "Name one rejected fix"
+        article = "a" if t.dep_ == "attr" or _lemma(verb) in {"be", "have"} else "the"
+        if article == "a" and _vowel_sound(first.text):
+            article = "an"
+        span_text = doc.text[first.idx : t.idx + len(t.text)]
+        out.append(_make(doc, "missing-article", first, t, f"{article} {span_text}"))
+    return out
+
+
+_NUMBER_WORDS = {
+    "two",
+    "three",
+    "four",
+    "five",
+    "six",
+    "seven",
+    "eight",
+    "nine",
+    "ten",
+    "eleven",
+    "twelve",
+    "twenty",
+    "thirty",
+    "forty",
+    "fifty",
+    "hundred",
+    "hundreds",
+    "thousands",
+    "dozens",
+    "many",
+    "several",
+    "multiple",
+    "various",
+    "few",
+    "both",
+    "numerous",
+}
+
+
+def _plural_after_number(doc, sent) -> list[Correction]:
+    out = []
+    for t in sent:
+        if t.tag_ not in {"NN", "NNP"} or t.dep_ == "compound" or not t.text.isalpha():
+            continue
+        low = t.text.lower()
+        if low in words("units") or low in words("uncountable") or low in words("collective"):
+            continue
+        if t.tag_ == "NNP" and not (t.text.isupper() and 2 <= len(t.text) <= 5):
+            continue  # a name; an acronym such as GPU is counted
+        if not (t.text.islower() or (t.text.isupper() and 2 <= len(t.text) <= 5)):
+            continue  # "MHz", "Gbps", "B" as in "seven B": units and names
+        quantity = None
+        for c in t.children:
+            if c.i < t.i and c.dep_ in {"nummod", "amod", "det"}:
+                word = c.text.lower()
+                if word in _NUMBER_WORDS or (c.like_num and word.isdigit() and int(word) > 1):
+                    quantity = c
+        if quantity is None or quantity.i + 3 < t.i:
+            continue
+        if t.i + 1 < len(doc) and (
+            doc[t.i + 1].tag_ in {"NN", "NNS", "NNP", "NNPS"} or doc[t.i + 1].text in {"-", "/", "%"}
+        ):
+            continue
+        if quantity.i > 0 and doc[quantity.i - 1].tag_ in {"NN", "NNP", "NNS"}:
+            continue  # a label: "stage two", "rank three"
+        if quantity.i > 0 and doc[quantity.i - 1].text.lower() in {
+            "the",
+            "a",
+            "of",
+            "$",
+            "#",
+            "top",
+            "version",
+            "v",
+            "page",
+            "step",
+            "phase",
+            "option",
+            "every",
+            "each",
+        }:
+            continue
+        if quantity.i + 1 < len(doc) and doc[quantity.i + 1].text in {"-", "/", "x", "."}:
+            continue
+        between = doc[quantity.i + 1 : t.i]
+        if any(x.tag_ not in {"JJ", "VBN", "JJR"} for x in between):
+            continue
+        if any(c.dep_ in {"conj", "cc"} for c in t.children):
+            continue
+        out.append(_make(doc, "plural-after-number", t, t, inflect(t.text, "NNS")))
+    return out
+
+
+def _one_of(doc, sent) -> list[Correction]:
+    out = []
+    for t in sent:
+        if t.text.lower() != "one" or t.i + 1 >= len(doc) or doc[t.i + 1].text.lower() != "of":
+            continue
+        of = doc[t.i + 1]
+        objs = [c for c in of.children if c.dep_ == "pobj"]
+        if not objs:
+            continue
+        noun = objs[0]
+        if (
+            noun.tag_ != "NN"
+            or not noun.text.isalpha()
+            or not noun.text.islower()
+            or noun.text.lower() in words("uncountable")
+        ):
+            continue
+        if not any(
+            c.dep_ == "det" and c.text.lower() in {"the", "my", "our", "your", "their", "his", "her", "these", "those"}
+            for c in noun.children
+        ) and not any(c.dep_ == "poss" for c in noun.children):
+            continue
+        if noun.i + 1 < len(doc) and doc[noun.i + 1].tag_ in {"NN", "NNS", "POS"}:
+            continue
+        out.append(_make(doc, "one-of-plural", noun, noun, inflect(noun.text, "NNS")))
+    return out
+
+
+def _every_singular(doc, sent) -> list[Correction]:
+    out = []
+    for t in sent:
+        if t.tag_ != "NNS" or not t.text.isalpha() or not t.text.islower():
+            continue
+        dets = [c for c in t.children if c.dep_ == "det" and c.text.lower() in {"every", "each"} and c.i < t.i]
+        if not dets or any(c.dep_ in {"nummod"} or c.like_num for c in t.children):
+            continue
+        if doc[dets[0].i + 1].text.lower() == "other":
+            continue
+        if any(x.tag_ not in {"JJ"} for x in doc[dets[0].i + 1 : t.i]):
+            continue
+        singular = inflect(t.text, "NN")
+        if singular == t.text:
+            continue
+        out.append(_make(doc, "every-singular", t, t, singular))
+    return out
+
+
+def _fewer(doc, sent) -> list[Correction]:
+    out = []
+    for t in sent:
+        low = t.text.lower()
+        if low not in {"less", "much"} or t.i + 1 >= len(doc):
+            continue
+        noun = doc[t.i + 1]
+        if noun.tag_ != "NNS" or noun.head.i != noun.i and noun.dep_ == "compound" or t.head.i != noun.i:
+            continue
+        if (
+            noun.text.lower() in words("uncountable")
+            or noun.text.lower() in {"means", "news", "series", "people"}
+            and low == "less"
+        ):
+            continue
+        if t.i > 0 and doc[t.i - 1].text.lower() in {"no", "so", "too", "how", "as", "very", "far"} and low == "much":
+            continue
+        if noun.i + 1 < len(doc) and doc[noun.i + 1].text.lower() == "than" and low == "less":
+            continue
+        if low == "much" and noun.text.lower() in {"times"}:
+            continue
+        out.append(_make(doc, "fewer" if low == "less" else "much-many", t, t, "fewer" if low == "less" else "many"))
+    return out
+
+
+_SINGULAR_PRONOUNS = {
+    "he",
+    "she",
+    "it",
+    "this",
+    "that",
+    "everyone",
+    "everybody",
+    "someone",
+    "somebody",
+    "nobody",
+    "something",
+    "nothing",
+    "everything",
+    "anyone",
+    "anybody",
+    "anything",
+}
+_PLURAL_PRONOUNS = {"we", "they", "you", "i"}
+
+
+_CLAUSE_OPENERS = {"CC", "WRB", "RB", ",", ":", "-LRB-", "``", "''", "NFP", "HYPH", "UH"}
+
+
+def _opens_clause(doc, subj) -> bool:
+    """The subject starts its clause: nothing but a conjunction, an adverb or punctuation before it
+    ("and it work", "because the job fail"), so the parser did not take an object for a subject."""
+    first = subj.left_edge
+    if first.i == first.sent.start:
+        return True
+    prev = doc[first.i - 1]
+    for c in subj.head.children:  # after an opening phrase of its own verb: "On the TPU pod the job fail"
+        complete = c.dep_ != "prep" or any(x.dep_ in {"pobj", "pcomp"} for x in c.children)
+        if c.dep_ == "advcl" and not any(x.dep_ == "mark" for x in c.children):
+            complete = False  # "Sharding the parameters … helps": a gerund, not an opening clause
+        if (
+            c.i < subj.i
+            and c.dep_ in {"prep", "npadvmod", "advmod", "advcl"}
+            and complete
+            and (c.left_edge.i <= prev.i <= c.right_edge.i)
+        ):
+            return True
+    if prev.tag_ == "IN":
+        return prev.dep_ != "prep"  # "because the job fail", not "over several servers helps"
+    return prev.tag_ in _CLAUSE_OPENERS or prev.is_punct
+
+
+def _noun_like_verb(doc, verb, subj) -> bool:
+    """ "the median wait for …": a noun after a noun, not a verb (the parser's compound mistake)."""
+    from lemminflect import getAllLemmas
+
+    if verb.i != subj.i + 1 or not subj.tag_.startswith("NN") or "NOUN" not in getAllLemmas(verb.text.lower()):
+        return False
+    nxt = doc[verb.i + 1] if verb.i + 1 < len(doc) else None
+    return nxt is None or nxt.tag_ in {"IN", "TO", "."} or nxt.is_punct
+
+
+def _lemma(token) -> str:
+    from scoring.grammar import lemma
+
+    return lemma(token.text, token.pos_)
+
+
+def _subject_number(subj) -> str | None:
+    low = subj.text.lower()
+    if any(c.dep_ in {"conj", "cc"} for c in subj.children):
+        return None
+    if low in _SINGULAR_PRONOUNS:
+        return "singular"
+    if low in _PLURAL_PRONOUNS or low in {"these", "those"}:
+        return "plural"
+    if low in words("collective") or low in words("units") or subj.ent_type_ or not subj.text.isalpha():
+        return None
+    if subj.tag_ == "NN" and subj.text.islower():
+        if any(c.dep_ in {"nummod"} or c.text.lower() in {"all", "some", "most", "any", "none"} for c in subj.children):
+            return None
+        return "singular"
+    if subj.tag_ == "NNS" and subj.text.islower() and not low.endswith(("ss", "ics", "us", "is")):
+        return "plural"
+    return None
+
+
+def _agreement(doc, sent) -> list[Correction]:
+    out: list[Correction] = []
+    if _cue_tokens(sent, _PAST_CUES):
+        return out  # "yesterday the job fail": the tense check says what it should be
+    for verb in sent:
+        if verb.tag_ not in {"VB", "VBP", "VBZ"}:
+            continue
+        subjects = [c for c in verb.children if c.dep_ == "nsubj" and c.i < verb.i]
+        if len(subjects) != 1 or any(
+            c.dep_ in {"aux", "auxpass"} and c.i < verb.i for c in verb.children if c is not verb
+        ):
+            continue
+        if verb.dep_ in {"aux", "auxpass"}:
+            continue
+        subj = subjects[0]
+        number = _subject_number(subj)
+        if number is None or subj.text.lower() in {"that", "which", "who", "what"}:
+            continue
+        if verb.dep_ in {"ccomp", "xcomp", "advcl", "acl", "relcl"} and _lemma(verb.head) in words(
+            "bare_infinitive_governors"
+        ):
+            continue
+        if verb.pos_ not in {"VERB", "AUX"} or verb.i - subj.i > 4:
+            continue
+        if not _opens_clause(doc, subj) or _noun_like_verb(doc, verb, subj):
+            continue
+        inside = {x.i for x in subj.subtree}
+        if any(x.i not in inside and x.tag_ not in {"RB"} for x in doc[subj.i + 1 : verb.i]):
+            continue
+        if (
+            subj.tag_.startswith("NN")
+            and subj.text.lower() not in _SINGULAR_PRONOUNS
+            and not any(c.dep_ in {"det", "poss"} for c in subj.children)
+        ):
+            continue  # "The job fail", "my team", not a headline's bare noun
+        if subj.tag_ == "NNS" and any(c.dep_ in {"nummod", "compound", "quantmod"} for c in subj.children):
+            continue  # "three months is", "node counts means": a measure is one amount
+        if any(
+            x.text.lower() in {"to", "if", "whether", "that", "lest"} for x in doc[max(sent.start, subj.i - 2) : subj.i]
+        ):
+            continue
+        low = verb.text.lower()
+        if number == "singular" and verb.tag_ in {"VB", "VBP"}:
+            if low in {"be", "can", "will", "must", "should", "may", "might", "would", "could", "shall", "let"}:
+                continue
+            if subj.text.lower() in {"this", "that"} and subj.dep_ != "nsubj":
+                continue
+            right = {"are": "is", "have": "has", "do": "does", "were": "was"}.get(low) or inflect(verb.text, "VBZ")
+            if low == "were":
+                continue  # "if it were": subjunctive
+            out.append(_make(doc, "agreement-singular", verb, verb, right))
+        elif number == "plural" and verb.tag_ == "VBZ" and subj.text.lower() not in {"i", "you"}:
+            right = {"is": "are", "has": "have", "does": "do", "was": "were"}.get(low) or inflect(verb.text, "VBP")
+            if low == "was" or right == verb.text:
+                continue
+            out.append(_make(doc, "agreement-plural", verb, verb, right))
+    # auxiliaries: "he don't", "the jobs was killed", "the documentation for these tools are outdated"
+    for aux in sent:
+        low = aux.text.lower()
+        if aux.dep_ not in {"aux", "auxpass"} or low not in {"do", "does", "have", "has", "is", "are", "was", "were"}:
+            continue
+        if any(c.dep_ in {"aux", "auxpass"} and c.i < aux.i for c in aux.head.children if c is not aux):
+            continue  # only the first auxiliary agrees
+        subj = next((c for c in aux.head.children if c.dep_ in {"nsubj", "nsubjpass"} and c.i < aux.i), None)
+        if subj is None or aux.i - subj.i > 6 or subj.text.lower() in {"that", "which", "who", "what"}:
+            continue
+        inside = {x.i for x in subj.subtree}
+        if any(x.i not in inside and x.tag_ != "RB" for x in doc[subj.i + 1 : aux.i]):
+            continue
+        number = _subject_number(subj)
+        if number is None or not _opens_clause(doc, subj):
+            continue
+        if (
+            subj.tag_.startswith("NN")
+            and subj.text.lower() not in _SINGULAR_PRONOUNS
+            and not any(c.dep_ in {"det", "poss", "predet"} for c in subj.children)
+        ):
+            continue
+        if subj.tag_ == "NNS" and any(c.dep_ in {"nummod", "compound", "quantmod"} for c in subj.children):
+            continue
+        if number == "singular" and low in {"do", "have", "are", "were"}:
+            if subj.text.lower() in {"this", "that"} and low in {"were"}:
+                continue
+            if low == "were":
+                continue  # "if it were"
+            out.append(_make(doc, "agreement-singular", aux, aux, {"do": "does", "have": "has", "are": "is"}[low]))
+        elif number == "plural" and low in {"does", "has", "is", "was"} and subj.text.lower() not in {"i", "you"}:
+            out.append(
+                _make(doc, "agreement-plural", aux, aux, {"does": "do", "has": "have", "is": "are", "was": "were"}[low])
+            )
+    # a question's be before its subject: "Where is the new servers?"
+    for verb in sent:
+        low = verb.text.lower()
+        if low not in {"is", "are", "was", "were"} or verb.dep_ not in {"ROOT"}:
+            continue
+        subj = next((c for c in verb.children if c.dep_ == "nsubj" and c.i > verb.i), None)
+        if subj is None or not subj.text.islower() or subj.i - verb.i > 4:
+            continue
+        if not any(
+            c.dep_ == "det" and c.text.lower() in {"the", "these", "those", "this", "that", "my", "our", "your"}
+            for c in subj.children
+        ) or any(c.dep_ in {"conj", "nummod"} for c in subj.children):
+            continue
+        if subj.text.lower() in words("collective") or subj.text.lower() in words("uncountable"):
+            continue
+        if subj.tag_ == "NNS" and low in {"is", "was"}:
+            out.append(_make(doc, "agreement-plural", verb, verb, "are" if low == "is" else "were"))
+        elif subj.tag_ == "NN" and low in {"are", "were"}:
+            out.append(_make(doc, "agreement-singular", verb, verb, "is" if low == "are" else "was"))
+    return out
+
+
+_PAST_CUES = re.compile(
+    r"(?i)\b(?:yesterday|last (?:week|night|month|year|sprint|quarter|time|friday|monday|tuesday|wednesday|"
+    r"thursday|saturday|sunday|weekend)|(?:\w+) (?:days?|weeks?|months?|years?|hours?|minutes?) ago|"
+    r"this morning|earlier today|(?:in|during|at) the last (?:interview|meeting|sprint|release|incident|review|call|"
+    r"project|job|quarter|demo|retro)|in (?:january|february|march|april|may|june|july|august|september|october|"
+    r"november|december) (?:19|20)\d\d|in (?:19\d\d|20[01]\d|202[0-5]))\b"
+)
+_FUTURE_CUES = re.compile(
+    r"(?i)\b(?:tomorrow|next (?:week|month|year|sprint|quarter|monday|tuesday|wednesday|thursday|friday|"
+    r"weekend|release)|later today|the day after tomorrow)\b"
+)
+_TIME_NOUNS = {
+    "morning",
+    "monday",
+    "tuesday",
+    "wednesday",
+    "thursday",
+    "friday",
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+    "week",
+    "month",
+    "year",
+    "then",
+    "yesterday",
+    "day",
+    "beginning",
+    "start",
+    "launch",
+    "release",
+}
+
+
+_DESCRIBING_VERBS = {
+    "show",
+    "display",
+    "depict",
+    "illustrate",
+    "contain",
+    "include",
+    "cover",
+    "mean",
+    "say",
+    "list",
+    "compare",
+    "represent",
+    "summarize",
+    "summarise",
+    "describe",
+    "plot",
+    "track",
+    "explain",
+}
+
+
+def _cue_tokens(sent, regex) -> list:
+    spans = [
+        (sent.start_char + m.start(), sent.start_char + m.end())
+        for m in regex.finditer(sent.text)
+        if not (
+            m.group(0).lower().startswith(("last", "next"))
+            and sent.text[: m.start()].lower().endswith(("the ", "since "))
+        )
+    ]  # "for the last week", "over the next quarter": a span, not a point in time
+    return [t for t in sent if any(a <= t.idx < b for a, b in spans)]
+
+
+def _cue_of(verb, cue_tokens) -> bool:
+    """The time cue hangs on this verb (its nearest verb ancestor)."""
+    for cue in cue_tokens:
+        node = cue
+        while node.head.i != node.i and node.pos_ not in {"VERB", "AUX"}:
+            node = node.head
+        if node.i == verb.i:
+            return True
+    return False
+
+
+def _past_clause(verb) -> bool:
+    """A "when I joined" clause hangs on the verb: its time is past."""
+    return any(
+        c.dep_ == "advcl"
+        and c.tag_ == "VBD"
+        and any(m.dep_ == "mark" and m.text.lower() in {"when", "after", "before"} for m in c.children)
+        for c in verb.children
+    )
+
+
+def _finite_simple(verb) -> bool:
+    if verb.dep_ == "advcl" and not any(c.dep_ == "nsubj" for c in verb.children):
+        return False
+    return verb.dep_ in {"ROOT", "conj", "advcl"} and not any(
+        c.dep_ in {"aux", "auxpass"} and c.i < verb.i for c in verb.children
+    )
+
+
+def _tense(doc, sent) -> list[Correction]:
+    out = []
+    cue_tokens = _cue_tokens(sent, _PAST_CUES)
+    future_tokens = _cue_tokens(sent, _FUTURE_CUES)
+    for verb in sent:
+        if not _finite_simple(verb) or verb.pos_ not in {"VERB", "AUX"}:
+            continue
+        anchor = verb if verb.dep_ == "ROOT" else verb.head
+        if verb.dep_ == "conj" and anchor.tag_ not in {"VBD", "VBP", "VBZ", "VB"}:
+            continue
+        subj = next((c for c in verb.children if c.dep_ == "nsubj"), None)
+        if subj is None and (verb.dep_ == "ROOT" or not any(c.dep_ == "nsubj" for c in anchor.children)):
+            continue
+        low = verb.text.lower()
+        if (
+            _lemma(verb) in {"think", "guess", "believe", "suppose", "mean", "remember", "say"}
+            and subj is not None
+            and subj.text.lower() == "i"
+        ):
+            continue  # "I think in 2017 or so": a remark about now
+        if _lemma(verb) in _DESCRIBING_VERBS and (
+            subj is None or subj.text.lower() not in {"i", "we", "he", "she", "they"}
+        ):
+            continue  # "This chart shows last month": a chart or a document says it now
+        if low.startswith(("'", "’")):
+            continue  # "that's": a contraction is not rewritten
+        if verb.tag_ in {"VBP", "VBZ", "VB"} and (
+            _cue_of(anchor, cue_tokens)
+            or _cue_of(verb, cue_tokens)
+            or _past_clause(anchor)
+            or any(c.dep_ == "advcl" and _cue_of(c, cue_tokens) for c in verb.children)
+        ):
+            right = {"am": "was", "is": "was", "are": "were", "'s": "was"}.get(low) or inflect(verb.text, "VBD")
+            if right.lower() != low:
+                out.append(_make(doc, "past-with-cue", verb, verb, right))
+        elif verb.tag_ == "VBD" and (_cue_of(anchor, future_tokens) or _cue_of(verb, future_tokens)) and not cue_tokens:
+            if low in {"was", "were"}:
+                right = "will be"
+            else:
+                right = "will " + inflect(verb.text, "VB")
+            out.append(_make(doc, "future-with-cue", verb, verb, right))
+    # "we don't have" in a past time
+    for aux in sent:
+        if (
+            aux.dep_ != "aux"
+            or aux.text.lower() not in {"do", "does"}
+            or not any(c.dep_ == "neg" for c in aux.head.children)
+        ):
+            continue
+        if _cue_of(aux.head, cue_tokens) or _past_clause(aux.head):
+            out.append(_make(doc, "past-with-cue", aux, aux, "did"))
+    # "I have fixed it yesterday" -> "I fixed it yesterday"
+    if cue_tokens and not any(t.text.lower() in {"since", "for"} for t in sent):
+        for verb in sent:
+            if verb.tag_ != "VBN":
+                continue
+            aux = [c for c in verb.children if c.dep_ == "aux" and c.text.lower() in {"have", "has", "'ve", "’ve"}]
+            if len(aux) != 1 or not _cue_of(verb, cue_tokens) or aux[0].i + 1 != verb.i:
+                continue
+            if not any(c.i > verb.i for c in cue_tokens if _cue_of(verb, [c])):
+                continue  # "In 2023 … have pushed": a cue said first frames a span up to now
+            out.append(_make(doc, "perfect-with-cue", aux[0], verb, verb.text))
+    # "Since 2021 I am working" -> "I have been working"; "The job is running for six hours already"
+    for prep in sent:
+        low = prep.text.lower()
+        if low not in {"since", "for"} or prep.dep_ != "prep":
+            continue
+        objs = [c for c in prep.children if c.dep_ == "pobj"]
+        if not objs:
+            continue
+        obj = objs[0]
+        if low == "since" and not (obj.like_num or obj.text.lower() in _TIME_NOUNS):
+            continue
+        if low == "for" and not (
+            obj.text.lower() in {"hours", "days", "weeks", "months", "years", "minutes"}
+            and any(t.text.lower() in {"already", "now"} for t in sent)
+        ):
+            continue
+        verb = prep.head
+        subj = next((c for c in verb.children if c.dep_ == "nsubj"), None)
+        if subj is None or verb.pos_ not in {"VERB", "AUX"}:
+            continue
+        have = "has" if _subject_number(subj) == "singular" or subj.text.lower() in {"he", "she", "it"} else "have"
+        if subj.text.lower() in {"i", "you", "we", "they"}:
+            have = "have"
+        aux = [c for c in verb.children if c.dep_ == "aux" and c.i < verb.i]
+        if (
+            verb.tag_ == "VBG"
+            and len(aux) == 1
+            and aux[0].text.lower() in {"am", "is", "are", "'m", "’m", "'re", "’re"}
+        ):
+            if aux[0].i + 1 != verb.i:
+                continue
+            out.append(_make(doc, "since-perfect", aux[0], verb, f"{have} been {verb.text}"))
+        elif low == "for":
+            continue
+        elif verb.tag_ in {"VBP", "VBZ"} and not aux and verb.text.lower() not in {"am", "is", "are"}:
+            out.append(_make(doc, "since-perfect", verb, verb, f"{have} {inflect(verb.text, 'VBN')}"))
+        elif verb.text.lower() in {"am", "is", "are"} and not aux:
+            out.append(_make(doc, "since-perfect", verb, verb, f"{have} been"))
+    return out
+
+
+_AUX_BASE = {
+    "did",
+    "does",
+    "do",
+    "will",
+    "would",
+    "can",
+    "could",
+    "should",
+    "must",
+    "might",
+    "may",
+    "wo",
+    "ca",
+    "shall",
+}
+
+
+def _base_after_aux(doc, sent) -> list[Correction]:
+    out = []
+    for verb in sent:
+        if verb.tag_ not in {"VBD", "VBZ", "VBN"} or verb.pos_ != "VERB":
+            continue
+        if verb.tag_ == "VBN" and verb.text.lower() not in inflect_all(verb.text, "VBD"):
+            continue  # "didn't knew", "will finished"; not a participle that is only one
+        if verb.tag_ == "VBN" and verb.i + 1 < len(doc) and doc[verb.i + 1].tag_ in {"NN", "NNS", "NNP", "JJ"}:
+            continue  # "How did distributed training jobs get …": an adjective before its noun
+        aux = [c for c in verb.children if c.dep_ == "aux" and c.i < verb.i]
+        if not aux or aux[-1].text.lower() not in _AUX_BASE:
+            continue
+        between = doc[aux[-1].i + 1 : verb.i]
+        if any(x.dep_ not in {"neg", "advmod"} for x in between):
+            continue
+        if any(c.dep_ == "aux" and c.text.lower() in {"have", "be", "been"} for c in verb.children):
+            continue
+        base = inflect(verb.text, "VB")
+        if base.lower() == verb.text.lower():
+            continue
+        out.append(_make(doc, "base-after-aux", verb, verb, base))
+    return out
+
+
+@cache
+def _embedding_regex():
+    body = "|".join(words("embedding"))
+    return compile_pattern(
+        rf"\b(?:{body})(?: (?:me|us|him|her|them|you|the \w+))?,? (what|where|when|why|how|which|if|whether)\b"
+    )
+
+
+_MOVABLE = {
+    "is",
+    "are",
+    "was",
+    "were",
+    "does",
+    "did",
+    "do",
+    "will",
+    "would",
+    "should",
+    "can",
+    "could",
+    "has",
+    "have",
+    "am",
+    "might",
+    "must",
+}
+_WH_PHRASE_TAGS = {"JJ", "NN", "NNS", "NNP", "NNPS", "RB", "IN", "DT", "HYPH", "CD"}
+_SUBJECT_PRONOUNS = {"it", "he", "she", "they", "we", "you", "i"}
+
+
+def _subject_end(doc, start: int, end: int) -> int | None:
+    """The end (exclusive) of the noun phrase that starts at `start`, or None when none does."""
+    first = doc[start]
+    if first.tag_ == "PRP":
+        return start + 1 if first.text.lower() in _SUBJECT_PRONOUNS else None
+    i = start
+    while i < end and doc[i].tag_ in {
+        "DT",
+        "PRP$",
+        "JJ",
+        "JJS",
+        "JJR",
+        "NN",
+        "NNS",
+        "NNP",
+        "NNPS",
+        "CD",
+        "POS",
+        "HYPH",
+    }:
+        i += 1
+    if i == start or not doc[i - 1].tag_.startswith("NN"):
+        return None
+    if i + 1 < end and doc[i].text.lower() == "of" and doc[i + 1].tag_ in {"DT", "PRP$", "NN", "NNS", "NNP", "NNPS"}:
+        j = i + 1
+        while j < end and doc[j].tag_ in {"DT", "PRP$", "JJ", "NN", "NNS", "NNP", "NNPS", "CD", "HYPH"}:
+            j += 1
+        if doc[j - 1].tag_.startswith("NN"):
+            i = j
+    return i
+
+
+def _embedded_question(doc, sent) -> list[Correction]:
+    out = []
+    for m in _embedding_regex().finditer(doc.text, sent.start_char, sent.end_char):
+        wh = next((t for t in sent if t.idx == m.start(1)), None)
+        if wh is None:
+            continue
+        k = wh.i + 1  # the wh-phrase: "how many GPUs", "which version of NCCL"
+        while k < sent.end and doc[k].text.lower() not in _MOVABLE and doc[k].tag_ in _WH_PHRASE_TAGS and k - wh.i <= 5:
+            k += 1
+        if k >= sent.end - 1 or doc[k].text.lower() not in _MOVABLE:
+            continue
+        if wh.text.lower() in {"if", "whether"} and k != wh.i + 1:
+            continue
+        verb = doc[k]
+        low = verb.text.lower()
+        np_end = _subject_end(doc, k + 1, sent.end)
+        if np_end is None or np_end - (k + 1) > 6:
+            continue
+        if (
+            wh.text.lower() in {"what", "which"}
+            and k == wh.i + 1
+            and low in {"is", "are", "was", "were"}
+            and doc[k + 1].tag_ in {"JJ", "JJS"}
+            and np_end - (k + 1) == 1
+        ):
+            continue
+        np_text = doc.text[doc[k + 1].idx : doc[np_end - 1].idx + len(doc[np_end - 1].text)]
+        following = doc[np_end] if np_end < sent.end else None
+        if low in {"is", "are", "was", "were", "am"}:
+            if (
+                following is None
+                or following.is_punct
+                or following.tag_ in {"IN", "RB", "TO"}
+                and following.text.lower() != "than"
+            ):
+                last, right = doc[np_end - 1], f"{np_text} {verb.text}"
+            elif following.tag_ in {"VBG", "VBN", "JJ", "JJR"}:
+                last, right = following, f"{np_text} {verb.text} {following.text}"
+            else:
+                continue
+        elif low in {"does", "did", "do"}:
+            if following is None or following.tag_ not in {"VB", "VBP"} or following.text.lower() in {"be"}:
+                continue
+            if low == "does" and doc[k + 1].text.lower() in {"i", "you", "we", "they"}:
+                continue
+            form = {
+                "did": inflect(following.text, "VBD"),
+                "does": inflect(following.text, "VBZ"),
+                "do": following.text,
+            }[low]
+            last, right = following, f"{np_text} {form}"
+        else:
+            if following is None or following.tag_ not in {"VB", "VBP", "VBN"}:
+                continue
+            last, right = following, f"{np_text} {verb.text} {following.text}"
+        out.append(_make(doc, "embedded-question", verb, last, right))
+    return out
+
+
+def _enough(doc, sent) -> list[Correction]:
+    """ "enough big" -> "big enough"."""
+    out = []
+    for t in sent:
+        if t.text.lower() != "enough" or t.i + 1 >= sent.end:
+            continue
+        adj = doc[t.i + 1]
+        if adj.tag_ != "JJ" or (adj.i + 1 < sent.end and doc[adj.i + 1].tag_.startswith("NN")):
+            continue
+        out.append(_make(doc, "enough-order", t, adj, f"{adj.text} enough"))
+    return out
+
+
+def _superlative_article(doc, sent) -> list[Correction]:
+    """ "This is best option" -> "the best option"."""
+    out = []
+    for t in sent:
+        if t.tag_ != "JJS" or t.text.lower() in {"most", "least"} or t.i == 0:
+            continue
+        prev = doc[t.i - 1]
+        if prev.text.lower() not in {"is", "was", "be", "are", "were", "'s", "’s"}:
+            continue
+        noun = doc[t.i + 1] if t.i + 1 < sent.end else None
+        if noun is None or noun.tag_ != "NN" or noun.text.lower() in words("uncountable"):
+            continue
+        if noun.i + 1 < sent.end and doc[noun.i + 1].tag_.startswith("NN"):
+            continue
+        out.append(_make(doc, "superlative-the", t, t, f"the {t.text}"))
+    return out
+
+
+def _verb_complements(doc, sent) -> list[Correction]:
+    """ "make the training to run" -> "make the training run"; "decided using" -> "decided to use"."""
+    out = []
+    for verb in sent:
+        lem = _lemma(verb)
+        if lem in {"make", "let"}:
+            for c in verb.children:
+                to = [a for a in c.children if a.dep_ == "aux" and a.text.lower() == "to"]
+                if (
+                    c.dep_ in {"ccomp", "xcomp"}
+                    and c.tag_ == "VB"
+                    and to
+                    and any(s.dep_ == "nsubj" for s in c.children)
+                ):
+                    if to[0].i + 1 == c.i and to[0].i > verb.i + 1:
+                        out.append(_make(doc, "bare-after-make", to[0], c, c.text))
+        if lem in words("to_verbs") and verb.i + 1 < sent.end:
+            c = doc[verb.i + 1]
+            if (
+                c.tag_ == "VBG"
+                and c.dep_ in {"xcomp", "dobj", "ccomp"}
+                and c.head.i == verb.i
+                and any(x.dep_ in {"dobj", "prep", "advmod", "prt"} for x in c.children)
+            ):
+                out.append(_make(doc, "to-after-verb", c, c, "to " + inflect(c.text, "VB")))
+    return out
+
+
+def _quantifiers(doc, sent) -> list[Correction]:
+    """ "a little engineers", "few information", "many memory", "a lot of error"."""
+    out = []
+    for t in sent:
+        low = t.text.lower()
+        nxt = doc[t.i + 1] if t.i + 1 < sent.end else None
+        if nxt is None:
+            continue
+        if nxt.i + 1 < sent.end and doc[nxt.i + 1].tag_.startswith("NN"):
+            continue
+        if (
+            low == "little"
+            and t.i > 0
+            and doc[t.i - 1].text.lower() == "a"
+            and nxt.tag_ == "NNS"
+            and nxt.text.islower()
+        ):
+            out.append(_make(doc, "few-little", doc[t.i - 1], t, "a few"))
+        elif low == "few" and nxt.tag_ == "NN" and nxt.text.lower() in words("uncountable"):
+            out.append(_make(doc, "few-little", t, t, "little"))
+        elif low == "many" and nxt.tag_ == "NN" and nxt.text.lower() in words("uncountable"):
+            out.append(_make(doc, "much-many", t, t, "much"))
+        elif (
+            low == "of"
+            and t.i >= 2
+            and doc[t.i - 1].text.lower() in {"lot", "lots"}
+            and nxt.tag_ == "NN"
+            and nxt.text.lower() in words("countable")
+        ):
+            out.append(_make(doc, "plural-after-number", nxt, nxt, inflect(nxt.text, "NNS")))
+    return out

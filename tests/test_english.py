@@ -1,0 +1,173 @@
+"""English corrections (scoring/english.py, scoring/patterns/english.yaml) and `coach english`."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from scoring import english
+
+RULES = english.phrase_rules()
+
+
+@pytest.mark.parametrize("rule", RULES, ids=[r.id for r in RULES])
+def test_phrase_rule_examples(rule):
+    """Every declared rule corrects its examples and leaves its counter-examples alone."""
+    assert rule.kind in english.KINDS
+    for text, corrected in rule.examples:
+        assert english.review(text).corrected == corrected, text
+    for text in rule.no_match:
+        assert english.review(text).corrections == (), text
+
+
+# Errors read from the parse: (text, the text corrected, the kind)
+PARSED = [
+    ("The job fail every night.", "The job fails every night.", "agreement"),
+    ("The results shows a gain.", "The results show a gain.", "agreement"),
+    ("He don't know the answer.", "He doesn't know the answer.", "agreement"),
+    ("Both jobs was killed by the OOM killer.", "Both jobs were killed by the OOM killer.", "agreement"),
+    ("Yesterday I fix the memory leak.", "Yesterday I fixed the memory leak.", "tense"),
+    ("I have finished it two days ago.", "I finished it two days ago.", "tense"),
+    ("Since 2021 I am working on the cache.", "Since 2021 I have been working on the cache.", "tense"),
+    ("I didn't went to the meeting.", "I didn't go to the meeting.", "tense"),
+    ("Next week we upgraded the drivers.", "Next week we will upgrade the drivers.", "tense"),
+    ("Since last year I work on the inference team.", "Since last year I have worked on the inference team.",
+     "tense"),
+    ("I didn't knew about the limit.", "I didn't know about the limit.", "tense"),
+    ("We bought two GPU for the team.", "We bought two GPUs for the team.", "number"),
+    ("We need an GPU with more memory.", "We need a GPU with more memory.", "article"),
+    ("One of the biggest problem is memory.", "One of the biggest problems is memory.", "number"),
+    ("It is good idea.", "It is a good idea.", "article"),
+    ("We had a error in the parser.", "We had an error in the parser.", "article"),
+    ("This is best option for us.", "This is the best option for us.", "article"),
+    ("We have less errors now.", "We have fewer errors now.", "comparison"),
+    ("Can you tell me what is the problem?", "Can you tell me what the problem is?", "word-order"),
+    ("I don't know why did the job fail.", "I don't know why the job failed.", "word-order"),
+    ("Do you know when will the new GPUs arrive?", "Do you know when the new GPUs will arrive?", "word-order"),
+    ("The partition is not enough big.", "The partition is not big enough.", "word-order"),
+    (
+        "The team decided using Kubernetes for inference.",
+        "The team decided to use Kubernetes for inference.",
+        "verb-pattern",
+    ),
+]
+
+
+@pytest.mark.parametrize(("text", "corrected", "kind"), PARSED, ids=[p[0] for p in PARSED])
+def test_parsed_corrections(text, corrected, kind):
+    review = english.review(text)
+    assert review.corrected == corrected
+    assert [c.kind for c in review.corrections] == [kind]
+
+
+CORRECT = [
+    "How often does the cron job run?",
+    "Two hours is enough time to run the full benchmark.",
+    "I saw the job fail twice last night.",
+    "Let the job run overnight.",
+    "For example, we moved the cache to Redis.",
+    "We made the most of it.",
+    "A SLURM job runs on an H100 node.",
+    "What do you think about this plan?",
+    "I know what is wrong with the build.",
+    "The team has been working on it since March.",
+    "We will fix the bugs until Friday and then stop.",
+    "How did distributed training jobs get all their GPUs?",
+    "This chart shows average GPU utilization for our cluster last month.",
+    "Over the next quarter energy dropped 22%.",
+    "Sharding the parameters over several servers helps.",
+    "We need a NIC per node, and it is an SLA issue.",
+    "The median wait for urgent jobs went from two hours to ten minutes.",
+    "We keep an FP32 master copy and an Nsight profile.",
+]
+
+
+@pytest.mark.parametrize("text", CORRECT)
+def test_correct_english_is_left_alone(text):
+    assert english.review(text).corrections == ()
+
+
+def test_each_correction_quotes_the_text_and_gives_reasons():
+    text = "Yesterday we discuss about the plan, and the job fail every night. I am agree."
+    review = english.review(text)
+    assert len(review.corrections) == 3  # "discuss about" and its tense are one correction
+    for c in review.corrections:
+        assert c.wrong == text[c.start : c.end]
+        assert c.why and c.why_ko and c.kind in english.KINDS
+    assert review.corrected == "Yesterday we discussed the plan, and the job failed every night. I agree."
+
+
+def test_two_errors_of_one_sentence_are_both_corrected_in_their_time():
+    review = english.review("The training become unstable when we increase the learning rate yesterday.")
+    assert review.corrected == "The training became unstable when we increased the learning rate yesterday."
+    assert {c.kind for c in review.corrections} == {"tense"}
+
+
+def test_korean_text_gets_no_corrections():
+    review = english.review("제 팀원 지훈이 네트워크 쪽을 맡았고 저는 NCCL 튜닝을 했습니다.")
+    assert review.language == "ko" and review.corrections == ()
+    assert review.to_json_dict()["language"] == "ko"
+    assert english.review("We use 쿠버네티스 for the cluster and it works well.").language == "en"
+
+
+def test_the_parse_is_shared_with_the_scorer():
+    from scoring import grammar
+
+    text = "The job fail every night because the cache is full."
+    assert grammar.parse(text) is grammar.parse(text)
+    assert english.review(text, parse=grammar.parse(text)).corrections
+
+
+# --- `coach english` (in process) ---
+
+
+def _coach(capsys, *argv):
+    from coach.cli import main
+
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_cli_text_contract(capsys):
+    text = "The job fail every night and we discuss about it."
+    code, out, err = _coach(capsys, "english", "--text", text, "--format", "json")
+    assert code == 0, err
+    result = json.loads(out)
+    assert set(result) == {"text", "corrections", "corrected"}
+    assert result["text"] == text
+    assert result["corrected"] == "The job fails every night and we discuss it."
+    for c in result["corrections"]:
+        assert set(c) == {"start", "end", "wrong", "right", "kind", "why", "why_ko"}
+        assert c["wrong"] == text[c["start"] : c["end"]]
+
+
+def test_cli_korean_text(capsys):
+    code, out, _ = _coach(capsys, "english", "--text", "제 팀원 지훈이 네트워크 쪽을 맡았습니다.")
+    assert code == 0
+    assert json.loads(out) == {"text": "제 팀원 지훈이 네트워크 쪽을 맡았습니다.", "corrections": [],
+                               "corrected": "제 팀원 지훈이 네트워크 쪽을 맡았습니다.", "language": "ko"}
+
+
+def test_cli_file_and_jsonl(capsys, tmp_path):
+    one = tmp_path / "one.txt"
+    one.write_text("I am agree with you.", encoding="utf-8")
+    code, out, _ = _coach(capsys, "english", "--file", str(one))
+    assert code == 0 and json.loads(out)["corrected"] == "I agree with you."
+    batch = tmp_path / "batch.jsonl"
+    batch.write_text('{"id": 1, "text": "We bought two GPU."}\nnot json\n{"id": "b", "text": ""}\n'
+                     '{"id": "c", "text": "All good here."}\n', encoding="utf-8")
+    code, out, err = _coach(capsys, "english", "--jsonl", str(batch))
+    assert code == 2  # bad lines are named, the others go on
+    lines = [json.loads(line) for line in out.splitlines()]
+    assert [line["id"] for line in lines] == [1, "c"]
+    assert lines[0]["corrected"] == "We bought two GPUs."
+    assert err.count(f"{batch}:") == 2 and f"{batch}:2:" in err and f"{batch}:3:" in err
+
+
+@pytest.mark.parametrize("argv", [("--text", ""), ("--text", "   "), ("--file", "/nonexistent/answer.txt")])
+def test_cli_bad_input_is_one_line(capsys, argv):
+    code, out, err = _coach(capsys, "english", *argv)
+    assert code != 0 and out == ""
+    assert len(err.strip().splitlines()) == 1 and err.startswith("coach: ")
