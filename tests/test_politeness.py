@@ -16,10 +16,10 @@ from scoring.text import Answer
 from tests.conftest import COACH, REPO
 from tests.politeness_corpus import corpus_path, load, quartile_task, split
 
-# Measured on the test part (648 top/bottom-quartile requests): 0.796 (2026-12-01, after a positive
-# word and a bare "can you" stopped counting as markers; 0.813 before). The floor leaves two
+# Measured on the test part (648 top/bottom-quartile requests): 0.812 (2026-12-04, with what makes a
+# request impolite named and no marker needed; 0.796 on 2026-12-01, 0.813 before that). The floor leaves two
 # standard errors (about 0.03) for a deliberate change of the strategies or a refit.
-TEST_ACCURACY = 0.796
+TEST_ACCURACY = 0.812
 MARGIN = 0.03
 
 needs_corpus = pytest.mark.skipif(
@@ -410,8 +410,8 @@ def test_weights_are_reproduced_by_the_fit_script():
 WORKPLACE = REPO / "tests" / "corpus" / "politeness"
 
 
-@pytest.mark.parametrize("community,part,floor", [("workplace", "dev", 0.873 - 0.09), ("workplace", "test", 0.816 - 0.11),
-                                                   ("se", "dev", 0.810 - 0.09), ("se", "test", 0.827 - 0.09)])
+@pytest.mark.parametrize("community,part,floor", [("workplace", "dev", 0.891 - 0.09), ("workplace", "test", 0.837 - 0.11),
+                                                   ("se", "dev", 0.873 - 0.09), ("se", "test", 0.813 - 0.09)])
 def test_requests_from_other_communities_hold_up(community, part, floor):
     """Workplace requests (engineering meetings and wikis) and Stack Exchange comments (four sites
     the Stanford corpus does not hold), two raters each: polite (mean ≥ 5) against impolite
@@ -421,3 +421,33 @@ def test_requests_from_other_communities_hold_up(community, part, floor):
     labelled = [r for r in rows if r["polite"] is not None]
     correct = sum(politeness.assess(Answer(r["text"])).polite == r["polite"] for r in labelled)
     assert correct / len(labelled) >= floor, f"{part}: {correct}/{len(labelled)}"
+
+
+def _moments_benchmark():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("moments_benchmark", REPO / "benchmarks" / "moments.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize("split, polite_floor, fits_floor", [
+    ("dev", 0.968 - 0.03, 0.947 - 0.03), ("dev2", 0.952 - 0.03, 0.864 - 0.03), ("test", 0.786 - 0.07, 0.769 - 0.07),
+])
+def test_lines_said_in_meeting_moments_hold_their_floor(library, split, polite_floor, fits_floor):
+    """Lines two readers judged in video-call and meeting moments (benchmarks/README.md, "Politeness
+    in a meeting moment"): the figures measured 2026-12-04, less a margin (two standard errors on
+    the test half's 121–131 agreed lines)."""
+    benchmark = _moments_benchmark()
+    name = "moments2.dev.jsonl" if split == "dev2" else f"moments.{split}.jsonl"
+    rows = [json.loads(line) for line in (benchmark.MOMENTS / name).read_text().splitlines()]
+    agree = {"polite": [0, 0], "fits": [0, 0]}
+    for row in rows:
+        verdict = dict(zip(("polite", "fits"), benchmark.verdicts(library, row), strict=True))
+        for key, tally in agree.items():
+            if row[key][0] == row[key][1]:
+                tally[0] += verdict[key] == row[key][0]
+                tally[1] += 1
+    assert agree["polite"][0] / agree["polite"][1] >= polite_floor, agree
+    assert agree["fits"][0] / agree["fits"][1] >= fits_floor, agree
