@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 from coach.content import Card
 from coach.store import Turn
+from scoring import politeness
 
 
 @dataclass
@@ -60,6 +61,16 @@ class Credit:
 
 
 @dataclass(frozen=True)
+class HowItSounds:
+    """What made an answer impolite, and how it sounds to a colleague (scoring.politeness)."""
+
+    name: str  # "bare command", "blame", …
+    evidence: str  # the words, verbatim
+    sounds: str
+    sounds_ko: str
+
+
+@dataclass(frozen=True)
 class TurnHeadline:
     """What one answer did, in the one wording every front end shows: the app's headline and
     full scorecard, the terminal's line and the report's. Criteria of another situation of a
@@ -72,6 +83,8 @@ class TurnHeadline:
     covered_before: frozenset[str]  # criterion ids an earlier answer met in this situation
     met_so_far: int
     of: int
+    sounds: tuple[HowItSounds, ...] = ()  # what made the answer impolite, when its politeness was judged
+    softer: str | None = None  # a softer wording people say, for an impolite answer
 
     @property
     def summary(self) -> str:
@@ -116,9 +129,11 @@ class SessionResult:
         return {"met": self.met, "of": self.of,
                 "criteria": {key: state.to_json() for key, state in self.criteria.items()}}
 
-    def headline(self, delta: TurnDelta, evidence: dict[str, list[str]]) -> TurnHeadline:
+    def headline(self, delta: TurnDelta, evidence: dict[str, list[str]], answer: str = "",
+                 politeness_judged: bool = False) -> TurnHeadline:
         """The headline of the answer `delta` is about; `evidence` is its scorecard's quotes by
-        criterion id."""
+        criterion id. With `politeness_judged` (its card judges politeness), what made the
+        `answer` impolite is said, with how it sounds and a softer wording."""
         def credit(key: str) -> Credit:
             state = self.criteria[key]
             quotes = evidence.get(state.criterion) or []
@@ -129,6 +144,7 @@ class SessionResult:
 
         covered = frozenset(s.criterion for s in self.current()
                             if s.met and s.turn is not None and s.turn < delta.index and here(s.key))
+        sounds, softer = _how_it_sounds(answer) if politeness_judged and answer.strip() else ((), None)
         return TurnHeadline(
             added=tuple(credit(k) for k in delta.added),
             again=tuple(credit(k) for k in delta.again),
@@ -136,7 +152,18 @@ class SessionResult:
             covered_before=covered,
             met_so_far=delta.met_so_far,
             of=delta.of,
+            sounds=sounds,
+            softer=softer,
         )
+
+
+def _how_it_sounds(answer: str) -> tuple[tuple[HowItSounds, ...], str | None]:
+    verdict = politeness.assess(answer, moment=True)
+    if verdict.polite:
+        return (), None
+    notes = tuple(HowItSounds(f.name.replace("_", " "), f.evidence, *politeness.sounds(f.name))
+                  for f in verdict.impolite)
+    return notes, politeness.suggest(answer, moment=True)
 
 
 def card_turn_of(card: Card | None, turn: Turn) -> str:

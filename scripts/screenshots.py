@@ -51,14 +51,18 @@ def seed(data_dir: str) -> str:
     meeting = engine.start("status-update")
     engine.submit(meeting.id, "I'm working on the billing migration. I've finished the schema.")
     engine.finish(meeting.id)
+    call = engine.start("video-call-essentials")
+    engine.submit(call.id, "Hi Ravi, sorry about that. Can you hear me okay now?")
+    engine.submit(call.id, "What? Say it again.")
     active = engine.start("nccl-communication-tuning")
-    engine.submit(active.id, "I tuned NCCL on our A100 cluster.")
-    return full.id
+    engine.submit(active.id, "I tuned NCCL on our A100 cluster. the job fail every night before, and we discuss about "
+                             "it with two GPU vendor.")
+    return {"finished": full.id, "call": call.id, "active": active.id}
 
 
 def main(out: str) -> None:
     data_dir = tempfile.mkdtemp(prefix="rehearse-screens-")
-    finished = seed(data_dir)
+    sessions = seed(data_dir)
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
@@ -77,8 +81,9 @@ def main(out: str) -> None:
         from playwright.sync_api import sync_playwright
 
         Path(out).mkdir(parents=True, exist_ok=True)
-        pages = {"history": "/history", "summary": f"/interview?session={finished}", "meeting": "/practice",
-                 "library-card": "/"}
+        pages = {"history": "/history", "summary": f"/interview?session={sessions['finished']}",
+                 "meeting": "/practice", "video-call": f"/practice?session={sessions['call']}",
+                 "english": f"/interview?session={sessions['active']}", "library-card": "/"}
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path="/usr/bin/chromium", headless=True,
                                         args=["--no-sandbox", "--disable-gpu"])
@@ -97,7 +102,7 @@ def main(out: str) -> None:
                         page.get_by_text("Interview questions").scroll_into_view_if_needed()
                         page.wait_for_timeout(500)
                     page.screenshot(path=f"{out}/{name}-{size}.png")
-                    if name in ("summary", "history"):  # the whole page: Streamlit scrolls inside the app
+                    if name in ("summary", "history", "video-call", "english"):  # the whole page: Streamlit scrolls
                         page.set_viewport_size({"width": w, "height": 3200 if size == "desktop" else 5200})
                         page.wait_for_timeout(1500)
                         page.screenshot(path=f"{out}/{name}-{size}-full.png")

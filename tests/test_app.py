@@ -433,3 +433,18 @@ def test_added_quotes_each_criterion_with_its_own_evidence():
     added = next(m.value for m in at.markdown if m.value.startswith("✅ Added:"))
     assert "How you found the problem · 문제 해결 과정** — “I profiled the training step" in added, added
     assert "Your part in the team · 팀 안에서의 역할** — “I rewrote the data loader, and my teammate Jisoo" in added
+
+
+def test_a_rude_line_is_told_how_it_sounds_and_a_softer_wording():
+    """Issue 26: "What? Say it again." was "A start to build on" and nothing said how it sounds."""
+    at = app()
+    at.switch_page("coach/ui/pages/practice.py").run()
+    at.selectbox(key="meeting-card").select("video-call-essentials").run()
+    at.button(key="meeting-start").click().run()
+    at.text_area[0].input("What? Say it again.")
+    at.button(key="send").click().run()
+    assert not at.exception, at.exception
+    warnings = [w.value for w in at.warning if "How it sounds" in w.value]
+    assert warnings and "bare what (“What?”)" in warnings[0] and "startled or annoyed" in warnings[0], warnings
+    assert "Try: “Could you say it again?”" in texts(at)
+    assert "A start to build on" not in texts(at)

@@ -126,11 +126,18 @@ def turn_feedback(headline: TurnHeadline, korean: bool, answer: str = "") -> Non
         st.markdown(f"Nothing new in this answer{so_far}")
     else:
         start = _first_sentence(answer)
-        good = f"A start to build on: “{escape_md(start)}”" if start else "No new criterion yet"
+        # a rude line is not praised as a start: how it sounds is said below instead
+        good = f"A start to build on: “{escape_md(start)}”" if start and not headline.sounds else "No new criterion yet"
         st.markdown(f"{good} · no criterion met yet{so_far}")
     if missing := headline.missing:
         more = f" and {len(missing) - 2} more (in the full scorecard)" if len(missing) > 2 else ""
         st.caption(f"Still missing: {names(missing[:2])}{more}")
+    for note in headline.sounds[:2]:
+        korean_line = f"  \n{note.sounds_ko}" if korean else ""
+        st.warning(f"🗣️ **How it sounds** — {note.name} (“{escape_md(note.evidence)}”): "
+                   f"{escape_md(note.sounds)}{korean_line}")
+    if headline.softer:
+        st.caption(f"Try: “{escape_md(headline.softer)}”")
 
 
 def message_lines(text: str) -> str:
