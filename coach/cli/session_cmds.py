@@ -99,8 +99,8 @@ def _print_answer(view: PracticeView) -> None:
         if verdict.met:
             label = next((c.label for c in view.card.criteria if c.id == cid), cid)
             _say(f"  + {label}: \"{verdict.evidence[0] if verdict.evidence else ''}\"")
-    for note in headline.sounds if headline else ():
-        _say(f"  sounds impolite: {note.name} (\"{note.evidence}\"): {note.sounds}")
+    for sounds in headline.sounds if headline else ():
+        _say(f"  sounds impolite: {sounds.name} (\"{sounds.evidence}\"): {sounds.sounds}")
     if headline and headline.softer:
         _say(f"  try: \"{headline.softer}\"")
     _say(f"  so far in this session: {result.met} of {result.of} criteria met")
