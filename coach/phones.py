@@ -55,7 +55,7 @@ THRESHOLDS: dict[str, float] = {
 # end. PocketSphinx's default (0.005) lets its silence model take whole stretches of synthetic
 # speech (no path then reaches the end); at 1e-10 a long pause of real speech (the JFK clip) has
 # no path. The thresholds were calibrated with the first.
-SILENCE_PROBABILITIES = (1e-10, 1e-5)
+SILENCE_PROBABILITIES = (1e-10, 1e-5, 0.005)
 
 _SWAPS: dict[str, tuple[tuple[str, str], ...]] = {  # phone -> (replacement, type)
     "R": (("L", "r_l"),),
