@@ -142,10 +142,16 @@ def test_one_truth_terms_as_written_numbers_not_words_and_the_flag_on_the_change
 
 
 def test_the_human_clip_read_as_a_free_answer_flags_nothing(model, settings):
+    from coach import audio as audio_mod
     from coach import stt
 
     transcript = stt.transcribe(ASSETS / "jfk.flac", settings)
     result = pron.assess_transcript(model, transcript, settings)
+    assert result.flagged == [], [w for w in result.words if w.flag]
+    # with the recording, each segment's words are also checked sound by sound
+    samples = audio_mod.load(ASSETS / "jfk.flac").samples
+    result = pron.assess_transcript(model, transcript, settings, samples)
+    assert sum(w.phones is not None for w in result.words) > 15
     assert len(result.words) == len(transcript.words) > 15
     assert result.flagged == [], [w for w in result.words if w.flag]
     assert all(0 <= w.score <= 1 for w in result.words)
