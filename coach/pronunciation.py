@@ -15,8 +15,15 @@ another word in its place and its score is low; function words are never flagged
 listener gets them from the sentence). The thresholds were tuned on the development half of
 benchmarks/pronunciation.py only (figures in benchmarks/README.md).
 
-A flagged word gets the sound that probably went wrong (from how it was heard, else from
-its letters) and one tip in English and Korean (`pronunciation_tips.yaml`).
+Sound by sound (coach.phones, issue 28): each word is also put against its Korean-L1 variants
+with PocketSphinx's acoustic model; a variant clearly better supported flags the word and names
+the sound that changed. Where the phones checked a word, they decide it: Whisper's doubt then
+flags nothing (on synthetic speech it tripled the false flags, benchmarks/README.md); Whisper
+still flags the words the phones cannot check (terms outside the dictionary). Words are the
+line's as written ("NCCL_TOPO_FILE"); numbers and punctuation are never flagged nor counted.
+
+A flagged word gets the sound that went wrong (the phones' type, else from how it was heard,
+else from its letters) and one tip in English and Korean (`pronunciation_tips.yaml`).
 
 A free answer costs almost nothing at "stop": the transcript's word probabilities are
 already this alignment (faster-whisper computes them the same way), and the reference of
