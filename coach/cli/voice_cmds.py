@@ -36,9 +36,14 @@ def register(subparsers) -> None:
         help="which words of a recording a listener probably did not understand, with tips",
         description=(
             "Which words a listener probably did not understand: `{\"text\", \"score\", \"words\": "
-            "[{\"word\", \"start\", \"end\", \"score\", \"flag\", \"heard\"?, \"sound\"?, \"tip\"?, \"tip_ko\"?}]}`; "
-            "`text` is `--text` (a line read aloud, at most 30 s) or the recording's transcript; "
-            "unreadable audio, silence and another language get one message, as `coach transcribe`."
+            "[{\"word\", \"start\", \"end\", \"score\", \"flag\", \"heard\"?, \"sound\"?, \"tip\"?, \"tip_ko\"?, "
+            "\"phones\"?, \"heard_phones\"?}]}`; "
+            "`text` is `--text` (a line read aloud, at most 30 s) or the recording's transcript; each word "
+            "as written, checked sound by sound (`phones`: the meant pronunciation; `heard_phones`: the "
+            "Korean-L1 variant the audio supported better, `sound` names the change); numbers and "
+            "punctuation are not words to pronounce. A line read aloud is scored however strong the "
+            "accent; unreadable audio and silence get one message, as `coach transcribe` (and another "
+            "language, without `--text`)."
         ),
     )
     pronounce.add_argument("audio", type=Path, help="the recording")

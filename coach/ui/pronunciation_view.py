@@ -86,6 +86,8 @@ def _shown(turn, korean: bool) -> None:
 def _word(turn, index: int, word: WordScore, line: str, korean: bool) -> None:
     said = bare(word.word)
     heard = f" — heard “{escape_md(word.heard)}”" if word.heard else ""
+    if word.sound_name:
+        heard += f" — the sound: {escape_md(word.sound_name)}"
     with st.container(border=True, key=f"pron-word-{turn.id}-{index}"):
         st.markdown(f"**“{escape_md(said)}”**{heard}")
         st.markdown(escape_md(word.tip or ""))

@@ -241,8 +241,8 @@ def delivery(result: Scorecard, meeting: bool = False) -> None:
             f"{p.duration:.1f}s after “{escape_md(p.after_word)}” at {p.start:.0f}s" for p in d.long_pauses[:5]
         )
         st.caption(f"Long pauses: {pauses}")
-    if d.unclear_words:
-        st.caption("May be unclear: " + ", ".join(escape_md(w) for w in d.unclear_words[:10]))
+    # the words that may not have come through are the pronunciation feedback's alone (one
+    # list, one figure: coach.pronunciation), not a second list of unsure transcript words here
     if d.filler_note:
         st.caption(d.filler_note)
 

@@ -75,6 +75,8 @@ def _result(line: str, recording) -> None:
     for words in by_sound.values():
         said = ", ".join(f"**{escape_md(w.word.strip(' ,.;:!?'))}**" + (f" (heard “{escape_md(w.heard)}”)"
                                                                           if w.heard else "") for w in words)
+        if words[0].sound_name:
+            said += f" — {escape_md(words[0].sound_name)}"
         st.markdown(f"🔁 {said}: {escape_md(words[0].tip or '')}")
         if korean and words[0].tip_ko:
             st.caption(words[0].tip_ko)
