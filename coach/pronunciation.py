@@ -454,9 +454,9 @@ def with_phones(word: WordScore, verdict) -> WordScore:
         word.heard_phones = verdict.heard
         word.sound = verdict.type
         word.tip, word.tip_ko = tip_for(verdict.type)
-    elif word.flag and WHISPER_NEEDS_PHONES:
-        # Whisper's doubt (or another word in its transcript) against the phones, which say the
-        # word was said as meant: not flagged
+    elif word.flag and WHISPER_NEEDS_PHONES and word.heard is None:
+        # Whisper's doubt against the phones, which say the word was said as meant: not flagged
+        # (another word in the free transcript, "scleen" for "screen", still is)
         word.flag = False
         word.sound = word.tip = word.tip_ko = None
     return word
