@@ -501,6 +501,69 @@ def test_an_image_in_a_card_is_never_rendered(content, monkeypatch):
     assert not [t for t in texts if UNESCAPED_IMAGE.search(t)]
 
 
+def all_rendered_texts(at) -> list[str]:
+    """rendered_texts plus table cells and headers, tab labels, tooltips, metric labels and options."""
+    texts = rendered_texts(at)
+    for table in at.table:
+        frame = table.value
+        texts += [str(c) for c in frame.columns] + [str(v) for v in frame.to_numpy().ravel()]
+    texts += [t.label for t in at.tabs]
+    for kind in ("metric", "radio", "selectbox", "multiselect", "toggle", "text_input"):
+        for element in getattr(at, kind):
+            texts.append(element.label)
+            texts += [str(o) for o in getattr(element, "options", [])]
+            texts.append(getattr(element.proto, "help", ""))
+    return texts
+
+
+def test_tables_tabs_tooltips_and_options_render_no_image():
+    """Every Streamlit element that renders Markdown goes through the one safe renderer."""
+    from streamlit.testing.v1 import AppTest
+
+    def page():
+        import pandas as pd
+        import streamlit as st
+
+        import coach.ui  # noqa: F401  (installs the safe renderer)
+
+        leak = "![x](http://evil.example/leak.png)"
+        st.table([{"label": leak, "tip": f"say it {leak}"}])
+        st.table(pd.DataFrame({leak: [leak]}))
+        st.tabs([f"Model {leak}", "plain"])
+        st.metric(f"Words {leak}", 3, help=leak)
+        st.radio("Pick", ["a", "b"], format_func=lambda o: f"{o} {leak}", help=leak)
+        st.selectbox(f"Choose {leak}", [leak])
+        st.toggle("Author", help=leak)
+        st.write(leak)
+
+    at = AppTest.from_function(page, default_timeout=30).run()
+    assert not at.exception, at.exception
+    texts = all_rendered_texts(at)
+    assert sum("leak.png" in t for t in texts) >= 10, texts  # shown, as text
+    assert not [t for t in texts if UNESCAPED_IMAGE.search(t)], texts
+    assert at.selectbox[0].value == "![x](http://evil.example/leak.png)"  # the option itself is unchanged
+
+
+def test_an_image_in_a_criterion_is_never_rendered_in_the_author_view(content, monkeypatch):
+    card = content / "meetings" / f"{CARD}.md"
+    text = card.read_text()
+    for old, new in (("label: Context\n", f"label: '{LEAK} Context'\n"),
+                     ("definition: Says what has been done or where it stands now.",
+                      f"definition: '{LEAK} Says what has been done or where it stands now.'"),
+                     ("tip: 'Say what is done", f"tip: '{LEAK} Say what is done")):
+        assert old in text
+        text = text.replace(old, new, 1)
+    card.write_text(text)
+    monkeypatch.setenv("COACH_CONTENT_DIR", str(content))
+    at = open_page("coach/ui/pages/library.py", {}, monkeypatch)
+    at.toggle(key="author_view").set_value(True).run()
+    assert not at.exception, at.exception
+    assert at.table, "the author view shows the rubric table"
+    texts = all_rendered_texts(at)
+    assert sum("leak.png" in t for t in texts) >= 3
+    assert not [t for t in texts if UNESCAPED_IMAGE.search(t)]
+
+
 def test_a_follow_up_with_markup_is_not_asked():
     from coach.llm_followup import question_problem
 
