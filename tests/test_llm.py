@@ -353,6 +353,48 @@ def test_null_content_is_invalid(fake):
         complete_text(fake.settings(), [{"role": "user", "content": "hi"}], prompt_version="t-1")
 
 
+class Redirecting:
+    """A server that answers every POST with a 307 to `target` (re-sending the body there)."""
+
+    def __init__(self, target: str):
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self):
+                self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                self.send_response(307)
+                self.send_header("Location", target + self.path.removeprefix("/v1"))
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+
+            def log_message(self, *args):
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    @property
+    def api_base(self) -> str:
+        return f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+
+    def close(self):
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def test_a_redirect_from_the_llm_server_is_not_followed(fake):
+    """A 307 would re-send the whole prompt (the learner's answer) to another origin."""
+    fake.script = ["I got the prompt."]
+    redirecting = Redirecting(fake.api_base)
+    try:
+        settings = make_settings(llm_model="openai/fake-model", llm_api_base=redirecting.api_base)
+        with pytest.raises(LLMUnavailableError):
+            complete_text(settings, [{"role": "user", "content": "my secret answer"}], prompt_version="t")
+    finally:
+        redirecting.close()
+    assert fake.requests == [], "the prompt reached the other origin"
+    assert complete_text(fake.settings(), [{"role": "user", "content": "hi"}], prompt_version="t")[0]
+
+
 def test_a_local_server_needs_no_api_key(fake):
     fake.script = ["fine?"]
     complete_text(fake.settings(), [{"role": "user", "content": "hi"}], prompt_version="t-1")
@@ -850,3 +892,42 @@ def test_llm_serve_reports_a_busy_port(tmp_path, capsys):
         port = busy.getsockname()[1]
         assert main(["llm", "serve", "--gguf", str(model), "--port", str(port)]) == 2
     assert f"port {port}" in capsys.readouterr().err
+
+
+# --- control characters ---------------------------------------------------------------------
+
+ESCAPED = "\x1b[2J\x1b]0;TITLE\x07Which number \x1b[31mshows\x1b[0m the result?\x9b2J\u202e"
+
+
+def test_model_text_loses_control_characters(card, persona):
+    text, _ = complete_text(mocked(ESCAPED), [{"role": "user", "content": "hi"}], prompt_version="t")
+    assert text == "Which number shows the result?"
+    data, _ = complete_json(mocked(json.dumps({"a": ESCAPED})), [], {"type": "object"}, name="x", prompt_version="t")
+    assert data == {"a": "Which number shows the result?"}
+    criterion = card.criterion("measured_results")
+    follow_up = word_follow_up(mocked(ESCAPED), persona, card, criterion, ANSWER, [])
+    assert not any(ord(ch) < 32 or 0x7F <= ord(ch) <= 0x9F for ch in follow_up.text), repr(follow_up.text)
+
+
+def test_practice_prints_no_escape_sequence_from_the_model(monkeypatch, tmp_path, capsys):
+    """`coach practice` resuming a session whose follow-up a model worded to clear the screen and
+    set the title (stored as asked, as before this fix)."""
+    import io
+
+    from coach.cli import main
+    from coach.content import default_library
+    from coach.session import PracticeEngine
+    from coach.store import Store
+
+    monkeypatch.setenv("COACH_DATA_DIR", str(tmp_path))
+    monkeypatch.delenv("COACH_LLM_MODEL", raising=False)
+    store = Store(f"sqlite:///{tmp_path / 'rehearse.db'}")
+    engine = PracticeEngine(default_library(), store)
+    view = engine.start(CARD_ID)
+    engine.submit(view.id, "I rewrote the jit boundaries on our TPU pod myself.")
+    store._update_turn(engine.load(view.id).pending.id, prompt=ESCAPED)
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(b"")))
+    main(["practice", "--session", view.id])
+    out = capsys.readouterr().out
+    assert "Which number shows the result?" in out
+    assert "\x1b" not in out and "\x07" not in out and "\x9b" not in out, repr(out[-400:])

@@ -10,6 +10,7 @@ from coach.access import LOCAL, Learner
 from coach.config import load_settings
 from coach.content import as_text, default_library, not_utf8, text_problem
 from coach.errors import AnswerTooLongError, CoachError, ConcurrentAnswerError, EmptyAnswerError
+from coach.llm import strip_controls
 from coach.practice import Coach, PracticeView, TurnStatus
 from coach.report import history
 from coach.session import PracticeEngine
@@ -84,7 +85,9 @@ def _coach(who: str | None = None) -> Coach:
 
 
 def _say(text: str) -> None:
-    print(text, flush=True)
+    """One line to the terminal, without control characters (a stored prompt worded by a model
+    must not clear the screen or set the title)."""
+    print(strip_controls(text), flush=True)
 
 
 def _print_answer(view: PracticeView) -> None:
@@ -251,5 +254,5 @@ def run_history(args) -> int:
 
 
 def run_report(args) -> int:
-    print(_coach(args.user).open(args.session_id).report())
+    print(strip_controls(_coach(args.user).open(args.session_id).report()))
     return 0
