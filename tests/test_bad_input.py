@@ -102,6 +102,14 @@ BAD_SETTINGS = {
     "retries-word": ("COACH_LLM_RETRIES", "many", "valid integer"),
     "retries-negative": ("COACH_LLM_RETRIES", "-1", "greater than or equal to 0"),
     "answer-chars-fraction": ("COACH_MAX_ANSWER_CHARS", "1.5", "valid integer"),
+    "audio-seconds-inf": ("COACH_MAX_AUDIO_SECONDS", "inf", "finite number"),
+    "audio-seconds-huge": ("COACH_MAX_AUDIO_SECONDS", "1e308", "less than or equal to 3600"),
+    "audio-seconds-nan": ("COACH_MAX_AUDIO_SECONDS", "nan", "finite number"),
+    "answer-chars-huge": ("COACH_MAX_ANSWER_CHARS", "99999999999999999999", "less than or equal to 1000000"),
+    "timeout-inf": ("COACH_LLM_TIMEOUT", "inf", "finite number"),
+    "content-dir-missing": ("COACH_CONTENT_DIR", "/nonexistent/rehearse-content", "no such folder"),
+    "content-dir-file": ("COACH_CONTENT_DIR", str(REPO / "README.md"), "not a folder"),
+    "persona-dir-file": ("COACH_PERSONA_DIR", str(REPO / "README.md"), "not a folder"),
     "device": ("COACH_STT_DEVICE", "tpu", "'auto', 'cuda' or 'cpu'"),
     "engine": ("COACH_STT_ENGINE", "whisperx", "'faster-whisper' or 'openai-whisper'"),
     "database-url": ("COACH_DATABASE_URL", "not a url", "sqlite:///"),
@@ -124,6 +132,30 @@ def test_bad_setting_exits_2_with_one_line(name, value):
     result = coach("cards", env={name: value})
     assert result.returncode == 2 and result.stdout == ""
     assert one_line(result.stderr).startswith(f"coach: {name}={value!r} is not valid")
+
+
+@pytest.mark.parametrize("name", ["COACH_CONTENT_DIR", "COACH_PERSONA_DIR"])
+def test_an_empty_content_or_persona_folder_names_the_variable(name, monkeypatch, tmp_path, capsys):
+    (tmp_path / "empty").mkdir()
+    monkeypatch.setenv(name, str(tmp_path / "empty"))
+    code, out, err = run_main(capsys, "practice", "--card", CARD)
+    assert code == 2 and out == ""
+    assert one_line(err) == (f"coach: {name}={str(tmp_path / 'empty')!r} is not valid: holds no .md files "
+                             "(fix or unset the variable)")
+
+
+@pytest.mark.parametrize("command", [["cards"], ["transcribe", "x.wav"], ["pronounce", "x.wav"],
+                                     ["practice", "--card", CARD, "--audio", "x.wav"]])
+@pytest.mark.parametrize("name, value", [("COACH_MAX_AUDIO_SECONDS", "inf"), ("COACH_MAX_AUDIO_SECONDS", "1e308"),
+                                         ("COACH_CONTENT_DIR", "/nonexistent/rehearse-content")])
+def test_unbounded_or_missing_setting_exits_2_before_anything_starts(command, name, value, monkeypatch, capsys,
+                                                                      tmp_path):
+    monkeypatch.setenv("COACH_DATA_DIR", str(tmp_path))
+    monkeypatch.setenv(name, value)
+    code, out, err = run_main(capsys, *command)
+    assert code == 2 and out == ""
+    assert one_line(err).startswith(f"coach: {name}={value!r} is not valid")
+    assert not (tmp_path / "rehearse.db").exists()  # no session was started
 
 
 def test_database_driver_not_installed_is_one_line(tmp_path):
