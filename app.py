@@ -57,6 +57,11 @@ pages = [
     st.Page("coach/ui/pages/read_aloud.py", title="Read aloud", icon="🗣️", url_path="read-aloud"),
     st.Page("coach/ui/pages/history.py", title="History", icon="📈", url_path="history"),
 ]
-st.navigation(pages).run()
+navigation = st.navigation(pages)
+try:  # storage (a deleted or damaged file, a server that refuses or never answers): one line on every page
+    state.store().check_file()
+    navigation.run()
+except CoachError as exc:
+    widgets.error(str(exc))
 # a gesture's view is for the run right after it; never rendered later, on another visit
 st.session_state.pop("practice-view", None)

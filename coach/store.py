@@ -201,8 +201,33 @@ def _read_only_folder(folder: Path) -> bool:
         return False
 
 
+CONNECT_TIMEOUT_S = 10  # a database address that accepts and never answers: one line, not minutes
+STATEMENT_TIMEOUT_S = 30  # one statement on a database server (a lock never released, a stuck server)
+
+
+def _server_timeouts(url: str) -> dict:
+    """Connect and statement timeouts for a PostgreSQL server, unless the URL sets its own."""
+    if not url.startswith("postgresql"):
+        return {}
+    query = sa.engine.make_url(url).query
+    args: dict = {}
+    if "connect_timeout" not in query:
+        args["connect_timeout"] = CONNECT_TIMEOUT_S
+    if "options" not in query:
+        args["options"] = f"-c statement_timeout={STATEMENT_TIMEOUT_S * 1000}"
+    return args
+
+
 def _storage_error(exc: Exception, url: str = "", read_only: Path | None = None) -> StorageError:
     text = str(exc).lower()
+    if "password authentication failed" in text or "no password supplied" in text:
+        return StorageError("the database refused the user name or password in COACH_DATABASE_URL")
+    if "timeout expired" in text or "connection timeout" in text or "timed out" in text:
+        return StorageError(f"the database server did not answer within {CONNECT_TIMEOUT_S} s; "
+                            "check COACH_DATABASE_URL (is the server up, and is that its address?)")
+    if "statement timeout" in text:
+        return StorageError(f"the database server did not finish a query within {STATEMENT_TIMEOUT_S} s; "
+                            "try again in a moment")
     if url.startswith("sqlite:///") and ("malformed" in text or "not a database" in text):
         return damaged(url.split("///", 1)[1], str(exc.args[0] if exc.args else exc).splitlines()[0])
     if "locked" in text or "busy" in text:
@@ -230,7 +255,7 @@ class Store:
                     self._engine_url(), connect_args={"timeout": busy_timeout_s, "check_same_thread": False})
                 event.listen(self.engine, "connect", _sqlite_pragmas)
             else:
-                self.engine = create_engine(self.url, pool_pre_ping=True)
+                self.engine = create_engine(self.url, pool_pre_ping=True, connect_args=_server_timeouts(self.url))
         except (ImportError, NoSuchModuleError) as exc:
             scheme = self.url.split(":", 1)[0]
             raise StorageError(

@@ -16,6 +16,7 @@ import sqlite3
 import stat
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -712,7 +713,8 @@ def test_llm_retries_work_without_a_missing_library(monkeypatch, caplog):
 
 
 @pytest.mark.parametrize("page", ["coach/ui/pages/practice.py", "coach/ui/pages/interview.py",
-                                  "coach/ui/pages/history.py"])
+                                  "coach/ui/pages/history.py", "coach/ui/pages/library.py",
+                                  "coach/ui/pages/read_aloud.py"])
 def test_app_with_a_damaged_database_says_so_on_every_page(page, tmp_path, monkeypatch):
     data = tmp_path / "appdata"
     data.mkdir()
@@ -722,3 +724,97 @@ def test_app_with_a_damaged_database_says_so_on_every_page(page, tmp_path, monke
     path = str(data / "rehearse.db").replace("_", "\\_")
     assert len(at.error) == 1 and at.error[0].value.startswith(f"the database file {path} is damaged")
     assert (data / "rehearse.db").read_bytes() == before
+
+
+# --- storage that fails under the app ------------------------------------------------------------
+
+
+def test_app_with_its_database_deleted_says_so_on_every_later_visit(tmp_path, monkeypatch):
+    data = tmp_path / "appdata"
+    monkeypatch.setenv("COACH_DATA_DIR", str(data))
+    at = run_page("coach/ui/pages/practice.py")  # opens (and makes) the database
+    (data / "rehearse.db").unlink()
+    for page in ("coach/ui/pages/practice.py", "coach/ui/pages/library.py", "coach/ui/pages/interview.py",
+                 "coach/ui/pages/history.py", "coach/ui/pages/practice.py"):
+        at.switch_page(page)
+        at.run()
+        assert not at.exception, (page, at.exception)
+        assert any("was deleted or replaced while Rehearse was running" in e.value for e in at.error), page
+
+
+class FakePostgres:
+    """127.0.0.1: a server that accepts and never answers (`silent`), or one that refuses the
+    password the way PostgreSQL does (an ErrorResponse, SQLSTATE 28P01)."""
+
+    def __init__(self, silent: bool):
+        self.silent = silent
+        self.socket = socket.socket()
+        self.socket.bind(("127.0.0.1", 0))
+        self.socket.listen(16)
+        self.port = self.socket.getsockname()[1]
+        self.held: list = []
+        threading.Thread(target=self._serve, daemon=True).start()
+
+    def _serve(self):
+        while True:
+            try:
+                connection, _ = self.socket.accept()
+            except OSError:
+                return
+            self.held.append(connection)
+            if not self.silent:
+                threading.Thread(target=self._refuse, args=(connection,), daemon=True).start()
+
+    @staticmethod
+    def _refuse(connection):
+        try:
+            while True:
+                head = connection.recv(4)
+                if len(head) < 4:
+                    return
+                body = connection.recv(int.from_bytes(head, "big") - 4)
+                if body[:4] in ((80877103).to_bytes(4, "big"), (80877104).to_bytes(4, "big")):
+                    connection.sendall(b"N")  # no SSL, no GSS encryption
+                    continue
+                fields = b"".join(k + v.encode() + b"\0" for k, v in (
+                    (b"S", "FATAL"), (b"V", "FATAL"), (b"C", "28P01"),
+                    (b"M", 'password authentication failed for user "rehearse"')))
+                payload = fields + b"\0"
+                connection.sendall(b"E" + (len(payload) + 4).to_bytes(4, "big") + payload)
+                return
+        except OSError:
+            return
+
+    @property
+    def url(self) -> str:
+        return f"postgresql://rehearse:wrong@127.0.0.1:{self.port}/rehearse"
+
+    def close(self):
+        self.socket.close()
+        for connection in self.held:
+            connection.close()
+
+
+@pytest.mark.parametrize("silent, message", [
+    (True, "the database server did not answer within 2 s; check COACH_DATABASE_URL"),
+    (False, "the database refused the user name or password in COACH_DATABASE_URL"),
+], ids=["never-answers", "wrong-password"])
+def test_a_database_server_that_fails_is_one_line_everywhere(silent, message, monkeypatch, capsys, tmp_path):
+    import coach.store
+
+    monkeypatch.setattr(coach.store, "CONNECT_TIMEOUT_S", 2)
+    server = FakePostgres(silent)
+    try:
+        monkeypatch.setenv("COACH_DATABASE_URL", server.url)
+        monkeypatch.setenv("COACH_DATA_DIR", str(tmp_path))
+        started = time.monotonic()
+        code, out, err = run_main(capsys, "history")
+        assert code == 2 and one_line(err).startswith(f"coach: {message}")
+        assert time.monotonic() - started < 15
+        for page in ("coach/ui/pages/library.py", "coach/ui/pages/practice.py", "coach/ui/pages/history.py"):
+            at = run_page(page)
+            assert [e.value for e in at.error] and all(message.replace("_", "\\_") in e.value or message in e.value
+                                                       for e in at.error[-1:]), (page, [e.value for e in at.error])
+        assert time.monotonic() - started < 90
+    finally:
+        server.close()
