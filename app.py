@@ -18,6 +18,9 @@ except CoachError as exc:
     widgets.error(f"Rehearse cannot start: {exc}")
     st.stop()
 
+if problem := state.sign_in_problem():  # an incomplete [auth] section: sign-in would fail at the first click
+    widgets.error(problem)
+    st.stop()
 SIGN_IN = state.sign_in_configured()
 # served beyond this machine, every visitor would see every session: refuse without sign-in
 if refusal := serving_refusal(st.get_option("server.address"), SIGN_IN, configured.allow_anonymous):
