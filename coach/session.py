@@ -28,7 +28,16 @@ from coach.errors import (
 )
 from coach.interviewer import NextPrompt
 from coach.result import SessionResult, TurnDelta, card_turn_of, session_result
-from coach.store import PracticeSession, Store, Turn, TurnKind, TurnStatus, recording_path, save_audio_file
+from coach.store import (
+    PracticeSession,
+    Store,
+    Turn,
+    TurnKind,
+    TurnStatus,
+    copy_audio_file,
+    recording_path,
+    save_audio_file,
+)
 from scoring.grammar import warm_up as warm_up_parser
 from scoring.models import Scorecard, SpeechTiming
 
@@ -363,15 +372,14 @@ class PracticeEngine:
         if isinstance(audio, (bytes, bytearray, memoryview)):
             path = save_audio_file(self.settings.learner_dir, session_id, bytes(audio), suffix)
         else:
-            path = Path(audio)
-            if not path.is_file():
-                from coach.audio import FOLDER, MISSING_FILE
-                from coach.errors import AudioError
+            from coach.audio import check_recording_file
 
-                raise AudioError((FOLDER if path.is_dir() else MISSING_FILE).format(path=path))
+            # a device, a pipe, bytes that are not audio or a file bigger than any allowed recording
+            # is refused from its first bytes and its size, before anything is copied
+            path = check_recording_file(audio, self.settings.max_audio_seconds)
             home = (Path(self.settings.learner_dir) / "audio").resolve()
             if home not in path.resolve().parents:
-                path = save_audio_file(self.settings.learner_dir, session_id, path.read_bytes(), path.suffix or suffix)
+                path = copy_audio_file(self.settings.learner_dir, session_id, path, path.suffix or suffix)
         if view.pending.audio_path != str(path):
             self._attach(view, str(path))
         return path

@@ -642,6 +642,25 @@ def save_audio_file(data_dir: Path, session_id: str, data: bytes, suffix: str = 
     return path
 
 
+def copy_audio_file(data_dir: Path, session_id: str, source: Path, suffix: str = ".wav") -> Path:
+    """Keep a recording given as a file: copied in pieces (never read whole) to a new private file."""
+    import shutil
+
+    path = recording_path(data_dir, session_id, suffix)
+    folder = path.parent
+    try:
+        for each in (Path(data_dir), folder.parent, folder):
+            private_dir(each)
+        with open(source, "rb") as src:
+            handle = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            with os.fdopen(handle, "wb") as out:
+                shutil.copyfileobj(src, out, 1 << 20)
+    except OSError as exc:
+        path.unlink(missing_ok=True)
+        raise StorageError(f"cannot save the recording in {folder}: {exc.strerror}") from None
+    return path
+
+
 _stores: dict[str, Store] = {}
 
 

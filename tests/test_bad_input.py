@@ -8,6 +8,7 @@ port as the LLM that does not answer."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import shutil
@@ -818,3 +819,64 @@ def test_a_database_server_that_fails_is_one_line_everywhere(silent, message, mo
         assert time.monotonic() - started < 90
     finally:
         server.close()
+
+
+# --- files given as recordings ------------------------------------------------------------------
+
+
+def _sparse(path: Path, size: int, head: bytes = b"") -> Path:
+    with open(path, "wb") as handle:
+        handle.write(head)
+        handle.truncate(size)
+    return path
+
+
+def _one_wav_second_header() -> bytes:
+    return wav_bytes(np.zeros(16_000, dtype=np.float32), 16_000)[:44]
+
+
+@pytest.mark.parametrize("command", [["transcribe"], ["pronounce"], ["practice", "--card", CARD, "--audio"]])
+def test_a_link_to_a_device_is_named_as_a_device(command, tmp_path, monkeypatch, capsys):
+    link = tmp_path / "answer.wav"
+    link.symlink_to("/dev/urandom")
+    monkeypatch.setenv("COACH_DATA_DIR", str(tmp_path / "data"))
+    code, out, err = run_main(capsys, *command, str(link))
+    assert code == 2
+    line = one_line(err)
+    assert f"{link} is a character device, not a recording" in line and "does not exist" not in line
+    assert not (tmp_path / "data" / "audio").exists()
+
+
+@pytest.mark.parametrize("head, message", [
+    (b"", "This file is not a recording that can be read"),
+    (None, "more than any recording of at most 5 min can be"),  # a WAV header, then 10 GB of zeros
+], ids=["zeros", "wav-header"])
+def test_a_huge_sparse_file_is_refused_from_its_header_and_size(head, message, tmp_path, monkeypatch, capsys):
+    """10 GB that cost no disk: refused at once, nothing copied, no session started."""
+    import resource
+
+    path = _sparse(tmp_path / "huge.wav", 10 << 30, _one_wav_second_header() if head is None else head)
+    data = tmp_path / "data"
+    monkeypatch.setenv("COACH_DATA_DIR", str(data))
+    started, peak = time.monotonic(), resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    code, out, err = run_main(capsys, "practice", "--card", CARD, "--audio", str(path))
+    assert code == 2 and message in one_line(err)
+    assert time.monotonic() - started < 10
+    assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - peak < 200_000  # KB: never read whole
+    assert not (data / "audio").exists()
+    assert json.loads(run_main(capsys, "history", "--format", "json")[1]) == []  # no session started
+
+
+def test_the_engine_copies_a_recording_in_pieces_after_checking_it(tmp_path):
+    from coach.content import default_library
+    from coach.session import PracticeEngine
+
+    settings = dataclasses.replace(load_settings(), data_dir=tmp_path / "data",
+                                   database_url=f"sqlite:///{tmp_path / 'data' / 'rehearse.db'}")
+    engine = PracticeEngine(default_library(), Store(settings.database_url), settings)
+    view = engine.start(CARD)
+    huge = _sparse(tmp_path / "huge.wav", 10 << 30, _one_wav_second_header())
+    with pytest.raises(AudioError, match="more than any recording"):
+        engine.answer_with_audio(view.id, huge)
+    assert not (tmp_path / "data" / "audio").exists()
+    assert engine.load(view.id).pending.audio_path is None

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from coach.access import LOCAL, Learner
+from coach.audio import check_recording_file
 from coach.config import load_settings
 from coach.content import as_text, default_library, not_utf8, text_problem
 from coach.errors import AnswerTooLongError, CoachError, ConcurrentAnswerError, EmptyAnswerError
@@ -116,6 +117,11 @@ def _print_answer(view: PracticeView) -> None:
 
 def run_practice(args) -> int:
     coach = _coach()
+    for path in args.audio or ():  # a file that cannot be a recording is refused before a session starts
+        try:
+            check_recording_file(path, coach.engine.settings.max_audio_seconds)
+        except CoachError as exc:
+            raise CoachError(f"{path}: {exc}") from None
     if args.session:
         view = coach.resume(args.session)
     elif args.card:
