@@ -880,3 +880,16 @@ def test_the_engine_copies_a_recording_in_pieces_after_checking_it(tmp_path):
         engine.answer_with_audio(view.id, huge)
     assert not (tmp_path / "data" / "audio").exists()
     assert engine.load(view.id).pending.audio_path is None
+
+
+@pytest.mark.parametrize("text, message", [
+    ("저는 데이터 파이프라인을 최적화했습니다", "The line to read has no English words to check (it is Korean)"),
+    (" ".join(["We profiled the training step and found the input pipeline slow."] * 20),
+     "The line to read is 220 words long; a reading is scored on at most 30 s of audio"),
+], ids=["korean", "200-words"])
+def test_pronounce_refuses_a_line_that_cannot_have_been_read(text, message, monkeypatch, capsys):
+    from coach import stt
+
+    monkeypatch.setattr(stt, "load_model", lambda *a, **k: pytest.fail("checked before the model loads"))
+    code, out, err = run_main(capsys, "pronounce", str(fixture("answer.flac")), "--text", text)
+    assert code == 2 and out == "" and one_line(err).startswith(f"coach: {message}")
