@@ -149,10 +149,14 @@ class PracticeEngine:
     def start(self, card_id: str, persona_id: str | None = None) -> SessionView:
         card = self.library.card(card_id)
         persona = self.library.persona(persona_id or card.persona)
-        row = self.store.create_session(card.id, persona.id, card.content_version)
-        view = SessionView(row, card, persona, [])
-        self._ask(view, interviewer.opening(card, persona, row.id))
-        return view
+        def opening(session_id: str) -> dict:
+            prompt = interviewer.opening(card, persona, session_id)
+            return {"turn_id": prompt.turn_id, "kind": prompt.kind, "prompt": prompt.prompt,
+                    "criterion": prompt.criterion, "llm_json": json.dumps(prompt.llm) if prompt.llm else None}
+
+        # the session and its first question in one write: a failure leaves no half-started session
+        row = self.store.create_session(card.id, persona.id, card.content_version, first_turn=opening)
+        return self.load(row.id)
 
     def load(self, session_id: str) -> SessionView:
         row, turns = self.store.get_session(session_id)

@@ -11,7 +11,7 @@ import copy
 import os
 import sqlite3
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from enum import StrEnum
@@ -432,11 +432,18 @@ class Store:
         except SQLAlchemyError as exc:
             raise _storage_error(exc, self.url, self.read_only_path) from exc
 
-    def create_session(self, card_id: str, persona_id: str, content_version: str) -> PracticeSession:
+    def create_session(self, card_id: str, persona_id: str, content_version: str,
+                       first_turn: Callable[[str], dict] | None = None) -> PracticeSession:
+        """A new session; with `first_turn` (the session id -> the first Turn's fields), the session
+        and its first prompt are written in one transaction, so a failure (a full disk) leaves
+        neither: never a session with no question."""
         row = PracticeSession(card_id=card_id, persona_id=persona_id, content_version=content_version,
                               learner_id=self.learner)
         with self._session() as db:
             db.add(row)
+            if first_turn is not None:
+                db.flush()  # the session row first: the turn points at it
+                db.add(Turn(session_id=row.id, position=0, **first_turn(row.id)))
             db.commit()
         return row
 

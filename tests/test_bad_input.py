@@ -893,3 +893,29 @@ def test_pronounce_refuses_a_line_that_cannot_have_been_read(text, message, monk
     monkeypatch.setattr(stt, "load_model", lambda *a, **k: pytest.fail("checked before the model loads"))
     code, out, err = run_main(capsys, "pronounce", str(fixture("answer.flac")), "--text", text)
     assert code == 2 and out == "" and one_line(err).startswith(f"coach: {message}")
+
+
+def test_a_full_disk_as_a_session_starts_leaves_no_half_started_session(tmp_path):
+    """The first question cannot be written (the disk filled up after the session row): neither is kept."""
+    from sqlalchemy import event
+    from sqlalchemy.exc import OperationalError
+
+    from coach.content import default_library
+    from coach.session import PracticeEngine
+    from coach.store import Turn
+
+    store = Store(f"sqlite:///{tmp_path / 'rehearse.db'}")
+    engine = PracticeEngine(default_library(), store)
+
+    def disk_full(*_args):
+        raise OperationalError("INSERT INTO turn", {}, sqlite3.OperationalError("database or disk is full"))
+
+    event.listen(Turn, "before_insert", disk_full)
+    try:
+        with pytest.raises(StorageError, match="disk is full"):
+            engine.start(CARD)
+    finally:
+        event.remove(Turn, "before_insert", disk_full)
+    assert store.list_sessions() == []
+    view = engine.start(CARD)  # with room again, a session starts with its question
+    assert [t.position for t in view.turns] == [0] and view.pending is not None
