@@ -440,7 +440,32 @@ def test_a_card_validate_rejects_is_reported_and_never_served(case, content):
     assert len(result.stdout.splitlines()) == 1 and result.stdout.startswith(f"{card}:{line}: {message}"), result.stdout
     assert QOS not in [c["id"] for c in json.loads(coach("cards", "--format", "json", env=env).stdout)]
     scored = coach("score", "--card", QOS, "--text", GOOD, env=env)
-    assert scored.returncode == 2 and one_line(scored.stderr) == f"coach: unknown card '{QOS}'; see `coach cards`"
+    assert scored.returncode == 2
+    assert one_line(scored.stderr).startswith(f"coach: card '{QOS}' did not load: {card}:{line}: {message}")
+
+
+def test_a_card_with_800_criteria_gets_a_true_message(content, monkeypatch, capsys):
+    """No aliases in it: the message is about the criteria, and `practice --card` says why it did not load."""
+    from coach.cli import main
+
+    card = content / "meetings" / f"{CARD}.md"
+    text = card.read_text()
+    head, rest = text.split("\ncriteria:\n", 1)
+    criterion = ("  - id: c{n}\n    label: Criterion {n}\n    label_ko: 기준 {n}\n    definition: Says thing {n}.\n"
+                 "    detector:\n      type: meeting_move\n      params:\n        move: context\n"
+                 "    tip: Say thing {n}.\n    tip_ko: 말하세요 {n}.\n    weight: 1\n")
+    many = "".join(criterion.format(n=n) for n in range(800))
+    body = rest[rest.index("\n---"):]
+    head = head.replace("criteria: [context, progress, next_steps, blocker_or_ask]", "criteria: [c0]")
+    card.write_text(head + "\ncriteria:\n" + many + body)
+    monkeypatch.setenv("COACH_CONTENT_DIR", str(content))
+    assert main(["validate"]) == 1
+    out = capsys.readouterr().out.strip().splitlines()
+    assert len(out) == 1 and "alias" not in out[0], out
+    assert out[0].startswith(f"{card}:") and "criteria: List should have at most 40 items" in out[0], out
+    assert main(["practice", "--card", CARD]) == 2
+    err = one_line(capsys.readouterr().err)
+    assert err == f"coach: card '{CARD}' did not load: {out[0]}"
 
 
 # --- 12. nothing the browser would fetch -------------------------------------------------------
