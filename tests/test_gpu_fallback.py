@@ -80,3 +80,17 @@ def test_a_usable_gpu_is_checked_once_and_kept(monkeypatch):
                         lambda model, device, compute: loaded.append((device, compute)) or "model")
     assert loading._load_faster_whisper(None, "auto") == "model"
     assert loaded == [("cuda", "float16")] and calls == [str(loading.bundled_model_path())]
+
+
+def test_a_text_file_as_the_openai_whisper_checkpoint_is_one_line(tmp_path, monkeypatch, capsys):
+    pytest.importorskip("whisper", reason="openai-whisper is not installed")
+    from coach.cli import main
+
+    fake = tmp_path / "tiny.en.pt"
+    fake.write_text("this is not a checkpoint\n")
+    monkeypatch.setenv("COACH_STT_ENGINE", "openai-whisper")
+    monkeypatch.setenv("COACH_STT_MODEL", str(fake))
+    assert main(["transcribe", str(fixture("answer.ogg"))]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Traceback" not in err, err
+    assert err.startswith(f"coach: The openai-whisper checkpoint {fake} could not be loaded (") and "not a whisper .pt" in err

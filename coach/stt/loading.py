@@ -264,8 +264,11 @@ def _load_openai_whisper(model: str | None, device: str) -> SpeechModel:
         loaded = loaded.to(chosen)
         loaded.eval()
     except Exception as exc:  # noqa: BLE001
+        # torch's own message runs to several lines (and advice about weights_only): its first line
+        why = next((line.strip() for line in str(exc).splitlines() if line.strip()), type(exc).__name__)
         raise SpeechModelError(
-            f"The openai-whisper checkpoint {checkpoint} could not be loaded ({exc})."
+            f"The openai-whisper checkpoint {checkpoint} could not be loaded ({why[:200]}): it is not a "
+            "whisper .pt file; set COACH_STT_MODEL to one, or unset COACH_STT_ENGINE to use faster-whisper."
         ) from exc
     return OpenAIWhisperModel(
         engine="openai-whisper",
