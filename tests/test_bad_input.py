@@ -919,3 +919,12 @@ def test_a_full_disk_as_a_session_starts_leaves_no_half_started_session(tmp_path
     assert store.list_sessions() == []
     view = engine.start(CARD)  # with room again, a session starts with its question
     assert [t.position for t in view.turns] == [0] and view.pending is not None
+
+
+def test_pronounce_with_no_content_word_checked_claims_no_score(monkeypatch, capsys):
+    from coach import pronunciation
+
+    checked = pronunciation.Pronunciation(text="Yes, it is.", score=1.0, words=[])
+    monkeypatch.setattr(pronunciation, "pronounce", lambda *a, **k: checked)
+    code, out, _err = run_main(capsys, "pronounce", str(fixture("answer.flac")))
+    assert code == 0 and "Came through: 100%" not in out and "No content words to check" in out
