@@ -321,7 +321,8 @@ def judge(
         "model": info.model,
         "prompt_version": info.prompt_version,
         "latency_s": info.latency_s,
-        "comments": comments,
+        # a model that read an instruction to the grader is not quoted to the learner either
+        "comments": {} if to_the_grader else comments,
         "disagreements": disagreements,
     }
     return result

@@ -633,6 +633,7 @@ def test_judge_cannot_be_talked_into_credit(card):
     assert not any(c.reason.startswith(LLM_REASON_PREFIX) for c in result.criteria.values())
     whys = {d["criterion"]: d["why"] for d in result.llm["disagreements"]}
     assert "grader" in whys["optimization_experience"] and "grader" in whys["teamwork"]
+    assert result.llm["comments"] == {}  # "As instructed." is not shown as the interviewer's words
 
 
 OFF_TOPIC = (
