@@ -155,8 +155,8 @@ class PracticeEngine:
                     "criterion": prompt.criterion, "llm_json": json.dumps(prompt.llm) if prompt.llm else None}
 
         # the session and its first question in one write: a failure leaves no half-started session
-        row = self.store.create_session(card.id, persona.id, card.content_version, first_turn=opening)
-        return self.load(row.id)
+        row, turn = self.store.start_session(card.id, persona.id, card.content_version, opening)
+        return SessionView(row, card, persona, [turn])
 
     def load(self, session_id: str) -> SessionView:
         row, turns = self.store.get_session(session_id)

@@ -432,20 +432,28 @@ class Store:
         except SQLAlchemyError as exc:
             raise _storage_error(exc, self.url, self.read_only_path) from exc
 
-    def create_session(self, card_id: str, persona_id: str, content_version: str,
-                       first_turn: Callable[[str], dict] | None = None) -> PracticeSession:
-        """A new session; with `first_turn` (the session id -> the first Turn's fields), the session
-        and its first prompt are written in one transaction, so a failure (a full disk) leaves
-        neither: never a session with no question."""
+    def create_session(self, card_id: str, persona_id: str, content_version: str) -> PracticeSession:
         row = PracticeSession(card_id=card_id, persona_id=persona_id, content_version=content_version,
                               learner_id=self.learner)
         with self._session() as db:
             db.add(row)
-            if first_turn is not None:
-                db.flush()  # the session row first: the turn points at it
-                db.add(Turn(session_id=row.id, position=0, **first_turn(row.id)))
             db.commit()
         return row
+
+    def start_session(self, card_id: str, persona_id: str, content_version: str,
+                      first_turn: Callable[[str], dict]) -> tuple[PracticeSession, Turn]:
+        """A new session and its first prompt (`first_turn`: the session id -> the Turn's fields),
+        written in one transaction: a failure (a full disk) leaves neither, never a session with
+        no question."""
+        row = PracticeSession(card_id=card_id, persona_id=persona_id, content_version=content_version,
+                              learner_id=self.learner)
+        with self._session() as db:
+            db.add(row)
+            db.flush()  # the session row first: the turn points at it
+            turn = Turn(session_id=row.id, position=0, **first_turn(row.id))
+            db.add(turn)
+            db.commit()
+        return row, turn
 
     def add_turn(self, session_id: str, position: int, turn_id: str, kind: str, prompt: str,
                  criterion: str | None = None, llm_json: str | None = None) -> Turn:
