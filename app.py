@@ -18,6 +18,9 @@ except CoachError as exc:
     widgets.error(f"Rehearse cannot start: {exc}")
     st.stop()
 
+if problem := state.sign_in_problem():  # an incomplete [auth] section: sign-in would fail at the first click
+    widgets.error(problem)
+    st.stop()
 SIGN_IN = state.sign_in_configured()
 # served beyond this machine, every visitor would see every session: refuse without sign-in
 if refusal := serving_refusal(st.get_option("server.address"), SIGN_IN, configured.allow_anonymous):
@@ -57,6 +60,11 @@ pages = [
     st.Page("coach/ui/pages/read_aloud.py", title="Read aloud", icon="🗣️", url_path="read-aloud"),
     st.Page("coach/ui/pages/history.py", title="History", icon="📈", url_path="history"),
 ]
-st.navigation(pages).run()
+navigation = st.navigation(pages)
+try:  # storage (a deleted or damaged file, a server that refuses or never answers): one line on every page
+    state.store().check_file()
+    navigation.run()
+except CoachError as exc:
+    widgets.error(str(exc))
 # a gesture's view is for the run right after it; never rendered later, on another visit
 st.session_state.pop("practice-view", None)

@@ -58,18 +58,52 @@ def is_loopback(address: str | None) -> bool:
         return False  # a host name: it may resolve to anything
 
 
-def auth_configured(secrets_files: Iterable[str | Path]) -> bool:
-    """Whether any of the secrets files Streamlit reads has an `[auth]` section."""
+AUTH_KEYS = ("redirect_uri", "cookie_secret")
+PROVIDER_KEYS = ("client_id", "client_secret", "server_metadata_url")
+
+
+def auth_section(secrets_files: Iterable[str | Path]) -> dict | None:
+    """The `[auth]` section of the secrets files Streamlit reads (later files add to and override
+    earlier ones, as Streamlit merges them), or None when none has one."""
+    merged: dict | None = None
     for name in secrets_files:
         path = Path(name).expanduser()
         if not path.is_file():
             continue
         try:
-            if tomllib.loads(path.read_text(encoding="utf-8")).get("auth"):
-                return True
+            section = tomllib.loads(path.read_text(encoding="utf-8")).get("auth")
         except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
             continue  # Streamlit reports an unreadable secrets file in its own words
-    return False
+        if isinstance(section, dict) and section:
+            merged = {**(merged or {}), **section}
+    return merged
+
+
+def auth_missing(section: dict) -> list[str]:
+    """The keys sign-in needs that the section lacks: its own (redirect_uri, cookie_secret) and
+    the default provider's (in `[auth]` itself or `[auth.default]`)."""
+    missing = [key for key in AUTH_KEYS if not section.get(key)]
+    default = section.get("default")
+    provider: dict = default if isinstance(default, dict) else section
+    missing += [key for key in PROVIDER_KEYS if not provider.get(key)]
+    return missing
+
+
+def auth_problem(secrets_files: Iterable[str | Path]) -> str | None:
+    """One line when an `[auth]` section is there but incomplete (sign-in would fail at the first
+    click), else None."""
+    section = auth_section(secrets_files)
+    if section is None or not (missing := auth_missing(section)):
+        return None
+    return (f"the [auth] section of the secrets file lacks {', '.join(missing)}, so nobody could sign in: "
+            "complete it (see the README, 'Sign-in') or remove it")
+
+
+def auth_configured(secrets_files: Iterable[str | Path]) -> bool:
+    """Whether the secrets files Streamlit reads have a complete `[auth]` section: an incomplete
+    one is not sign-in (it must not let the app serve beyond this machine)."""
+    section = auth_section(secrets_files)
+    return section is not None and not auth_missing(section)
 
 
 def serving_refusal(address: str | None, sign_in: bool, allow_anonymous: bool) -> str | None:

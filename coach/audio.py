@@ -11,6 +11,7 @@ model can tell (no words, not English) is checked in `coach.stt`.
 from __future__ import annotations
 
 import io
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -48,6 +49,11 @@ CUT_OFF_NOTE = "the recording is cut off (it stops at {got} of {declared}): the 
 MISSING_FILE = "The audio file {path} does not exist. Check the path, or type your answer instead."
 FOLDER = "{path} is a folder, not a recording. Give the path of an audio file, or type your answer instead."
 UNREADABLE = "The audio file {path} cannot be read ({why}). Check the path, or type your answer instead."
+NOT_A_FILE = "{path} is {what}, not a recording. Give the path of an audio file, or type your answer instead."
+TOO_BIG = ("The audio file {path} is {size}: more than any recording of at most {limit} can be. "
+           "Give a shorter recording, or type your answer instead.")
+# the most bytes a second of a recording can take: 192 kHz, two channels, 32-bit samples (uncompressed)
+MAX_BYTES_PER_SECOND = 192_000 * 2 * 4
 
 # Below this RMS (about -54 dBFS) in every 20 ms frame, a recording has no audible speech.
 SILENCE_RMS = 0.002
@@ -118,10 +124,7 @@ def _open_source(source: bytes | bytearray | memoryview | str | Path) -> tuple[o
         data = bytes(source)
         return io.BytesIO(data), data[:HEAD_BYTES], len(data)
     path = Path(source).expanduser()
-    if path.is_dir():
-        raise AudioError(FOLDER.format(path=path))
-    if not path.is_file():
-        raise AudioError(MISSING_FILE.format(path=path))
+    _regular_file(path)
     try:
         with path.open("rb") as handle:
             head = handle.read(HEAD_BYTES)
@@ -131,6 +134,61 @@ def _open_source(source: bytes | bytearray | memoryview | str | Path) -> tuple[o
 
 
 HEAD_BYTES = 4096  # the start of a file, read to tell what it is (and a WAV header's lengths)
+
+
+def _kind_of_file(mode: int) -> str:
+    for test, what in ((stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+                       (stat.S_ISFIFO, "a named pipe (FIFO)"), (stat.S_ISSOCK, "a socket")):
+        if test(mode):
+            return what
+    return "not a regular file"
+
+
+def _regular_file(path: Path) -> int:
+    """The size of `path`, a regular file (a link to one counts); AudioError naming what it is
+    otherwise (missing, a folder, a device such as /dev/urandom, a pipe)."""
+    try:
+        status = path.stat()
+    except FileNotFoundError:
+        raise AudioError(MISSING_FILE.format(path=path)) from None
+    except OSError as exc:
+        raise AudioError(UNREADABLE.format(path=path, why=exc.strerror)) from None
+    if stat.S_ISDIR(status.st_mode):
+        raise AudioError(FOLDER.format(path=path))
+    if not stat.S_ISREG(status.st_mode):
+        raise AudioError(NOT_A_FILE.format(path=path, what=_kind_of_file(status.st_mode)))
+    return status.st_size
+
+
+def _size_text(size: int) -> str:
+    for unit, scale in (("GB", 1 << 30), ("MB", 1 << 20), ("KB", 1 << 10)):
+        if size >= scale:
+            return f"{size / scale:.1f} {unit}"
+    return f"{size} bytes"
+
+
+def check_recording_file(path: str | Path, max_seconds: float) -> Path:
+    """A recording given as a file, checked before it is copied or decoded: a regular file, audio
+    by its first bytes, not longer than `max_seconds` by its WAV header, and no bigger than the
+    largest recording of that length can be. Reads only the first bytes (a 10 GB file costs
+    nothing); AudioError with what to do otherwise."""
+    path = Path(path).expanduser()
+    size = _regular_file(path)
+    if size == 0:
+        raise AudioError(EMPTY)
+    try:
+        with path.open("rb") as handle:
+            head = handle.read(HEAD_BYTES)
+    except OSError as exc:
+        raise AudioError(UNREADABLE.format(path=path, why=exc.strerror)) from None
+    if _container_kind(head) is None:
+        raise AudioError(NOT_AUDIO)
+    declared = wav_header_seconds(head)
+    if declared is not None and declared > max_seconds + 1:
+        raise _too_long(declared, max_seconds)
+    if size > max_seconds * MAX_BYTES_PER_SECOND + (1 << 20):
+        raise AudioError(TOO_BIG.format(path=path, size=_size_text(size), limit=format_seconds(max_seconds)))
+    return path
 
 
 def wav_header_seconds(head: bytes) -> float | None:

@@ -29,6 +29,8 @@ ENGINES: tuple[str, ...] = get_args(Engine)
 DEVICES: tuple[str, ...] = get_args(Device)
 
 PREFIX = "COACH_"
+MAX_AUDIO_SECONDS_LIMIT = 3600.0  # an hour: every numeric setting has a finite bound
+MAX_ANSWER_CHARS_LIMIT = 1_000_000
 
 
 def _shown(text: str) -> dict:
@@ -39,7 +41,7 @@ def _shown(text: str) -> dict:
 class Environment(BaseSettings):
     """The COACH_* variables. Blank values count as unset."""
 
-    model_config = SettingsConfigDict(env_prefix=PREFIX, frozen=True, extra="ignore")
+    model_config = SettingsConfigDict(env_prefix=PREFIX, frozen=True, extra="ignore", allow_inf_nan=False)
 
     data_dir: Path | None = Field(
         None, description="SQLite file, recordings, voice cache, your own cards (`cards/`)",
@@ -53,8 +55,10 @@ class Environment(BaseSettings):
     stt_device: Device = Field("auto", description="`cuda` (float16) / `cpu` (int8)")
     stt_engine: Engine = Field(
         "faster-whisper", description="or `openai-whisper` (extra `openai-whisper`, local `.pt` in `COACH_STT_MODEL`)")
-    max_audio_seconds: float = Field(300.0, gt=0, description="longer recordings are kept but not transcribed")
-    max_answer_chars: int = Field(20_000, gt=0, description="longer answers are kept but not scored")
+    max_audio_seconds: float = Field(300.0, gt=0, le=MAX_AUDIO_SECONDS_LIMIT,
+                                     description="longer recordings are kept but not transcribed")
+    max_answer_chars: int = Field(20_000, gt=0, le=MAX_ANSWER_CHARS_LIMIT,
+                                  description="longer answers are kept but not scored")
     llm_model: str | None = Field(None, description="any litellm model string; unset = fully deterministic")
     llm_api_base: str | None = Field(None, description="the LLM server's URL (vLLM, Ollama, llama.cpp)")
     llm_api_key: str | None = Field(None, description="the LLM API key")
@@ -79,6 +83,25 @@ class Environment(BaseSettings):
     @classmethod
     def _strip(cls, value: Any) -> Any:
         return value.strip() if isinstance(value, str) else value
+
+    @field_validator("content_dir", "persona_dir")
+    @classmethod
+    def _folder_of_markdown(cls, value: Path | None) -> Path | None:
+        """A folder that exists and holds .md files: a typo must not serve an empty library."""
+        if value is None:
+            return value
+        path = value.expanduser()
+        if not path.exists():
+            raise ValueError("no such folder")
+        if not path.is_dir():
+            raise ValueError("not a folder")
+        try:
+            has_markdown = next(path.rglob("*.md"), None) is not None
+        except OSError as exc:
+            raise ValueError(f"cannot be read ({exc.strerror or exc})") from None
+        if not has_markdown:
+            raise ValueError("holds no .md files")
+        return path
 
     @field_validator("database_url")
     @classmethod

@@ -76,6 +76,11 @@ class Pitfall(Strict):
     detector: DetectorSpec | None = None
 
 
+# what one practice can cover: a rubric a learner can hear feedback on, a session of a few minutes
+MAX_CRITERIA = 40
+MAX_TURNS = 40
+
+
 class CardFrontMatter(Strict):
     id: str = Field(pattern=SLUG)
     kind: Literal["meeting", "interview"]
@@ -85,8 +90,8 @@ class CardFrontMatter(Strict):
     tags: list[str] = Field(min_length=1)
     persona: str
     estimated_seconds: int | None = Field(default=None, gt=0)
-    turns: list[Turn] = Field(min_length=1)
-    criteria: list[Criterion] = Field(min_length=1)
+    turns: list[Turn] = Field(min_length=1, max_length=MAX_TURNS)
+    criteria: list[Criterion] = Field(min_length=1, max_length=MAX_CRITERIA)
     follow_ups: list[str] = Field(default_factory=list)
     pitfalls: list[Pitfall] = Field(default_factory=list)
     structure: list[str] | None = None
@@ -204,6 +209,9 @@ class Library:
         except KeyError:
             if card_id in self.removed:
                 return self.removed[card_id]
+            broken = next((p for p in self.problems if Path(p.path).stem == card_id), None)
+            if broken is not None:  # its file is there but did not load: say why
+                raise UnknownCardError(f"card {card_id!r} did not load: {broken}") from None
             raise UnknownCardError(f"unknown card {card_id!r}; see `coach cards`") from None
 
     def current_card(self, card_id: str) -> Card:
@@ -295,8 +303,10 @@ def _parse_markdown(path: Path, text: str, problems: list[Problem]) -> _Parsed |
     first_line = text.count("\n", 0, text.find(front)) + 1
     try:
         node = yaml.compose(front, Loader=yaml.SafeLoader)
-        if _expanded_values(node) > MAX_FRONT_MATTER_VALUES:
-            problems.append(Problem(str(path), first_line + _first_alias_line(front),
+        # the limit is on what aliases multiply: a long card written out in full is not refused
+        # for aliases it does not have (its size is bounded by MAX_CONTENT_BYTES)
+        if _expanded_values(node) > MAX_FRONT_MATTER_VALUES and (alias := _first_alias_line(front)) is not None:
+            problems.append(Problem(str(path), first_line + alias,
                                     f"the front matter's YAML aliases (*name) expand to more than "
                                     f"{MAX_FRONT_MATTER_VALUES:,} values; write the values out"))
             return None
@@ -342,11 +352,11 @@ def _expanded_values(node: yaml.Node | None) -> int:
     return 0 if node is None else size(node)
 
 
-def _first_alias_line(front: str) -> int:
+def _first_alias_line(front: str) -> int | None:
     for event in yaml.parse(front, Loader=yaml.SafeLoader):
         if isinstance(event, yaml.AliasEvent):
             return event.start_mark.line
-    return 0
+    return None
 
 
 def _report_validation(path: Path, exc: ValidationError, lines: _LineMap, out: list[Problem]):

@@ -64,6 +64,14 @@ def _litellm():
         log.warning("litellm cannot be imported: %s", exc)
         raise LLMUnavailableError(f"the LLM client (litellm) cannot be imported: {exc}") from exc
     litellm.suppress_debug_info = True  # no "Give Feedback" banners on stdout
+    if not getattr(litellm.client_session, "_coach_no_redirects", False):
+        # a redirect from the LLM server would re-send the whole prompt (the learner's answer, the
+        # API key's header) to another origin: none is followed, the 3xx is an API error
+        import httpx
+
+        client = httpx.Client(follow_redirects=False)
+        client._coach_no_redirects = True  # type: ignore[attr-defined]
+        litellm.client_session = client
     return litellm
 
 
@@ -85,6 +93,24 @@ def _call_kwargs(settings: Settings) -> dict[str, Any]:
         kwargs["api_key"] = PLACEHOLDER_API_KEY
     kwargs.update((settings.extra or {}).get(EXTRA_KWARGS_KEY) or {})
     return kwargs
+
+
+# terminal escape sequences whole (CSI "ESC [ … final", OSC "ESC ] … BEL/ST", two-byte ESC x), then
+# the C0 controls but tab and newline, DEL, the C1 controls and the bidi overrides
+_ESCAPES = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[@-_]|\x9b[0-?]*[ -/]*[@-~]")
+_CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+def strip_controls(value):
+    """`value` without control characters (in every string of a reply's JSON too): model text is
+    shown in a terminal and a browser, where `\\x1b[2J` would clear the screen or set the title."""
+    if isinstance(value, str):
+        return _CONTROLS.sub("", _ESCAPES.sub("", value))
+    if isinstance(value, list):
+        return [strip_controls(item) for item in value]
+    if isinstance(value, dict):
+        return {key: strip_controls(item) for key, item in value.items()}
+    return value
 
 
 def _one_line(text: str, limit: int = 200) -> str:
@@ -167,6 +193,8 @@ def _complete(
         finish = getattr(choice, "finish_reason", None)
     except (AttributeError, IndexError, TypeError) as exc:
         raise _invalid("no choices in the reply", info) from exc
+    if isinstance(content, str):
+        content = strip_controls(content)
     if not isinstance(content, str) or not content.strip():
         raise _invalid("empty reply", info, content)
     log.info(
@@ -268,7 +296,7 @@ def complete_json(
         data = parse_json_reply(text, schema)
     except LLMInvalidReplyError as exc:
         raise _invalid(exc.why, info, text) from None
-    return data, info
+    return strip_controls(data), info
 
 
 _FENCE = re.compile(r"^\s*```[a-zA-Z]*\s*\n?(.*?)\n?\s*```\s*$", re.DOTALL)

@@ -507,13 +507,37 @@ def pronunciation_of(transcript, settings=None, audio=None) -> dict | None:
         return None
 
 
+# a 30 s window holds about this many words even read fast (190 words a minute)
+MAX_READ_WORDS = 100
+_ENGLISH_WORD = re.compile(r"[A-Za-z]+(?:['’][A-Za-z]+)*")
+_HANGUL = re.compile(r"[\u1100-\u11ff\u3130-\u318f\uac00-\ud7af]+")
+
+
+def reading_problem(text: str) -> str | None:
+    """Why `text` cannot be the line a recording read aloud (checked before any audio is
+    decoded): no English words to check (a Korean line), or more words than 30 s can hold."""
+    english = _ENGLISH_WORD.findall(text)
+    korean = _HANGUL.findall(text)
+    if not english or len(korean) > len(english):
+        what = " (it is Korean)" if korean else ""
+        return (f"The line to read has no English words to check{what}: give the English line that was "
+                "read aloud, or leave out --text to check the recording's own words.")
+    if len(english) > MAX_READ_WORDS:
+        return (f"The line to read is {len(english)} words long; a reading is scored on at most "
+                f"{MAX_ALIGN_SECONDS:.0f} s of audio (about {MAX_READ_WORDS} words). Give a shorter line.")
+    return None
+
+
 def pronounce(audio, text: str | None = None, settings=None) -> Pronunciation:
     """`coach pronounce`: a recording, and the line read (or its own transcript). AudioError
-    (unreadable, silent, not English) as `coach transcribe`."""
+    (unreadable, silent, not English) as `coach transcribe`; CoachError for a line that cannot
+    have been read in one window (no English words, too many)."""
     from coach import audio as audio_mod
     from coach import stt
-    from coach.errors import AudioError, SpeechModelError
+    from coach.errors import AudioError, CoachError, SpeechModelError
 
+    if text is not None and text.strip() and (problem := reading_problem(text)):
+        raise CoachError(problem)
     settings = settings or stt.loading._settings()
     model = stt.load_model(settings)
     if not can_align(model):

@@ -29,7 +29,16 @@ from coach.errors import (
 )
 from coach.interviewer import NextPrompt
 from coach.result import SessionResult, TurnDelta, card_turn_of, session_result
-from coach.store import PracticeSession, Store, Turn, TurnKind, TurnStatus, recording_path, save_audio_file
+from coach.store import (
+    PracticeSession,
+    Store,
+    Turn,
+    TurnKind,
+    TurnStatus,
+    copy_audio_file,
+    recording_path,
+    save_audio_file,
+)
 from scoring import english
 from scoring.grammar import warm_up as warm_up_parser
 from scoring.models import Scorecard, SpeechTiming
@@ -142,10 +151,14 @@ class PracticeEngine:
     def start(self, card_id: str, persona_id: str | None = None) -> SessionView:
         card = self.library.card(card_id)
         persona = self.library.persona(persona_id or card.persona)
-        row = self.store.create_session(card.id, persona.id, card.content_version)
-        view = SessionView(row, card, persona, [])
-        self._ask(view, interviewer.opening(card, persona, row.id))
-        return view
+        def opening(session_id: str) -> dict:
+            prompt = interviewer.opening(card, persona, session_id)
+            return {"turn_id": prompt.turn_id, "kind": prompt.kind, "prompt": prompt.prompt,
+                    "criterion": prompt.criterion, "llm_json": json.dumps(prompt.llm) if prompt.llm else None}
+
+        # the session and its first question in one write: a failure leaves no half-started session
+        row, turn = self.store.start_session(card.id, persona.id, card.content_version, opening)
+        return SessionView(row, card, persona, [turn])
 
     def load(self, session_id: str) -> SessionView:
         row, turns = self.store.get_session(session_id)
@@ -368,15 +381,14 @@ class PracticeEngine:
         if isinstance(audio, (bytes, bytearray, memoryview)):
             path = save_audio_file(self.settings.learner_dir, session_id, bytes(audio), suffix)
         else:
-            path = Path(audio)
-            if not path.is_file():
-                from coach.audio import FOLDER, MISSING_FILE
-                from coach.errors import AudioError
+            from coach.audio import check_recording_file
 
-                raise AudioError((FOLDER if path.is_dir() else MISSING_FILE).format(path=path))
+            # a device, a pipe, bytes that are not audio or a file bigger than any allowed recording
+            # is refused from its first bytes and its size, before anything is copied
+            path = check_recording_file(audio, self.settings.max_audio_seconds)
             home = (Path(self.settings.learner_dir) / "audio").resolve()
             if home not in path.resolve().parents:
-                path = save_audio_file(self.settings.learner_dir, session_id, path.read_bytes(), path.suffix or suffix)
+                path = copy_audio_file(self.settings.learner_dir, session_id, path, path.suffix or suffix)
         if view.pending.audio_path != str(path):
             self._attach(view, str(path))
         return path

@@ -11,7 +11,7 @@ import copy
 import os
 import sqlite3
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from enum import StrEnum
@@ -201,8 +201,33 @@ def _read_only_folder(folder: Path) -> bool:
         return False
 
 
+CONNECT_TIMEOUT_S = 10  # a database address that accepts and never answers: one line, not minutes
+STATEMENT_TIMEOUT_S = 30  # one statement on a database server (a lock never released, a stuck server)
+
+
+def _server_timeouts(url: str) -> dict:
+    """Connect and statement timeouts for a PostgreSQL server, unless the URL sets its own."""
+    if not url.startswith("postgresql"):
+        return {}
+    query = sa.engine.make_url(url).query
+    args: dict = {}
+    if "connect_timeout" not in query:
+        args["connect_timeout"] = CONNECT_TIMEOUT_S
+    if "options" not in query:
+        args["options"] = f"-c statement_timeout={STATEMENT_TIMEOUT_S * 1000}"
+    return args
+
+
 def _storage_error(exc: Exception, url: str = "", read_only: Path | None = None) -> StorageError:
     text = str(exc).lower()
+    if "password authentication failed" in text or "no password supplied" in text:
+        return StorageError("the database refused the user name or password in COACH_DATABASE_URL")
+    if "timeout expired" in text or "connection timeout" in text or "timed out" in text:
+        return StorageError(f"the database server did not answer within {CONNECT_TIMEOUT_S} s; "
+                            "check COACH_DATABASE_URL (is the server up, and is that its address?)")
+    if "statement timeout" in text:
+        return StorageError(f"the database server did not finish a query within {STATEMENT_TIMEOUT_S} s; "
+                            "try again in a moment")
     if url.startswith("sqlite:///") and ("malformed" in text or "not a database" in text):
         return damaged(url.split("///", 1)[1], str(exc.args[0] if exc.args else exc).splitlines()[0])
     if "locked" in text or "busy" in text:
@@ -230,7 +255,7 @@ class Store:
                     self._engine_url(), connect_args={"timeout": busy_timeout_s, "check_same_thread": False})
                 event.listen(self.engine, "connect", _sqlite_pragmas)
             else:
-                self.engine = create_engine(self.url, pool_pre_ping=True)
+                self.engine = create_engine(self.url, pool_pre_ping=True, connect_args=_server_timeouts(self.url))
         except (ImportError, NoSuchModuleError) as exc:
             scheme = self.url.split(":", 1)[0]
             raise StorageError(
@@ -414,6 +439,21 @@ class Store:
             db.add(row)
             db.commit()
         return row
+
+    def start_session(self, card_id: str, persona_id: str, content_version: str,
+                      first_turn: Callable[[str], dict]) -> tuple[PracticeSession, Turn]:
+        """A new session and its first prompt (`first_turn`: the session id -> the Turn's fields),
+        written in one transaction: a failure (a full disk) leaves neither, never a session with
+        no question."""
+        row = PracticeSession(card_id=card_id, persona_id=persona_id, content_version=content_version,
+                              learner_id=self.learner)
+        with self._session() as db:
+            db.add(row)
+            db.flush()  # the session row first: the turn points at it
+            turn = Turn(session_id=row.id, position=0, **first_turn(row.id))
+            db.add(turn)
+            db.commit()
+        return row, turn
 
     def add_turn(self, session_id: str, position: int, turn_id: str, kind: str, prompt: str,
                  criterion: str | None = None, llm_json: str | None = None) -> Turn:
@@ -613,6 +653,25 @@ def save_audio_file(data_dir: Path, session_id: str, data: bytes, suffix: str = 
             private_dir(each)
         write_private(path, data)
     except OSError as exc:
+        raise StorageError(f"cannot save the recording in {folder}: {exc.strerror}") from None
+    return path
+
+
+def copy_audio_file(data_dir: Path, session_id: str, source: Path, suffix: str = ".wav") -> Path:
+    """Keep a recording given as a file: copied in pieces (never read whole) to a new private file."""
+    import shutil
+
+    path = recording_path(data_dir, session_id, suffix)
+    folder = path.parent
+    try:
+        for each in (Path(data_dir), folder.parent, folder):
+            private_dir(each)
+        with open(source, "rb") as src:
+            handle = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            with os.fdopen(handle, "wb") as out:
+                shutil.copyfileobj(src, out, 1 << 20)
+    except OSError as exc:
+        path.unlink(missing_ok=True)
         raise StorageError(f"cannot save the recording in {folder}: {exc.strerror}") from None
     return path
 

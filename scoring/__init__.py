@@ -17,7 +17,7 @@ SCORER_VERSION = "1.0.0"
 MAX_SCORED_CHARS = 20_000
 _WORDS = re.compile(r"[\w'’/]+", re.ASCII)  # fixed and backtracking-free: stdlib re is safe and faster
 
-__all__ = ["SCORER_VERSION", "Scorecard", "SpeechTiming", "score", "is_trivial"]
+__all__ = ["SCORER_VERSION", "Scorecard", "SpeechTiming", "detector_accepts", "score", "is_trivial"]
 
 
 def is_trivial(text: str) -> bool:
@@ -132,6 +132,17 @@ def _detector_and_params(criterion):
         cached = (criterion, detector, detector.Params.model_validate(criterion.detector.params))
         _PARSED[id(criterion)] = cached
     return cached[1], cached[2]
+
+
+def detector_accepts(criterion, turn_id: str, text: str) -> bool:
+    """Whether the criterion's own detector (its phrases and its grammar readings) meets it on
+    `text` alone: the standard an outside opinion (the LLM judge's quote) must meet to count."""
+    from scoring.text import Answer
+
+    if is_trivial(text):
+        return False
+    detector, params = _detector_and_params(criterion)
+    return detector.detect(Answer(text), params, turn_id).met
 
 
 def feedback_for(card: Card, results: dict[str, CriterionResult]) -> list[FeedbackItem]:

@@ -14,7 +14,12 @@ import re2
 from text_to_num import alpha2digit
 
 # Splitters (RE2, linear time): the text of the matched group is cut out between two spans.
-_SENTENCE_END = re2.compile(r"[.!?。;](\s+)|(\n+)")
+# RE2's \s is ASCII: a no-break space, the other Unicode spaces and the zero-width ones (what a
+# paste from a web page or a chat app puts after a period) end a sentence as well
+_SPACE = r"(?:\s|\p{Z}|[\x{200B}-\x{200D}\x{2060}\x{FEFF}])"
+_SENTENCE_END = re2.compile(rf"[.!?。;]({_SPACE}+)|(\n+)")
+_EDGE = " \t\r\n\u00a0\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u202f\u205f\u3000" \
+        "\u200b\u200c\u200d\u2060\ufeff"
 _CLAUSE_BREAK = re2.compile(r"(?i)(,\s+)(?:but|although|though|however|yet)\b|(\s+)but\b|(—)|(\s-\s)")
 _NUMBER_WORD = re2.compile(
     r"(?i)\b(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|"
@@ -63,9 +68,9 @@ def _spans(text: str, start: int, end: int, splitter) -> list[tuple[int, int]]:
 
 
 def _strip(text: str, start: int, end: int) -> tuple[int, int]:
-    while start < end and text[start] in " \t\r\n\"'“”‘’(":
+    while start < end and (text[start] in _EDGE or text[start] in "\"'“”‘’("):
         start += 1
-    while end > start and text[end - 1] in " \t\r\n,\"'“”‘’)":
+    while end > start and (text[end - 1] in _EDGE or text[end - 1] in ",\"'“”‘’)"):
         end -= 1
     return start, end
 

@@ -8,6 +8,7 @@ port as the LLM that does not answer."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import shutil
@@ -16,6 +17,7 @@ import sqlite3
 import stat
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -102,6 +104,14 @@ BAD_SETTINGS = {
     "retries-word": ("COACH_LLM_RETRIES", "many", "valid integer"),
     "retries-negative": ("COACH_LLM_RETRIES", "-1", "greater than or equal to 0"),
     "answer-chars-fraction": ("COACH_MAX_ANSWER_CHARS", "1.5", "valid integer"),
+    "audio-seconds-inf": ("COACH_MAX_AUDIO_SECONDS", "inf", "finite number"),
+    "audio-seconds-huge": ("COACH_MAX_AUDIO_SECONDS", "1e308", "less than or equal to 3600"),
+    "audio-seconds-nan": ("COACH_MAX_AUDIO_SECONDS", "nan", "finite number"),
+    "answer-chars-huge": ("COACH_MAX_ANSWER_CHARS", "99999999999999999999", "less than or equal to 1000000"),
+    "timeout-inf": ("COACH_LLM_TIMEOUT", "inf", "finite number"),
+    "content-dir-missing": ("COACH_CONTENT_DIR", "/nonexistent/rehearse-content", "no such folder"),
+    "content-dir-file": ("COACH_CONTENT_DIR", str(REPO / "README.md"), "not a folder"),
+    "persona-dir-file": ("COACH_PERSONA_DIR", str(REPO / "README.md"), "not a folder"),
     "device": ("COACH_STT_DEVICE", "tpu", "'auto', 'cuda' or 'cpu'"),
     "engine": ("COACH_STT_ENGINE", "whisperx", "'faster-whisper' or 'openai-whisper'"),
     "database-url": ("COACH_DATABASE_URL", "not a url", "sqlite:///"),
@@ -124,6 +134,30 @@ def test_bad_setting_exits_2_with_one_line(name, value):
     result = coach("cards", env={name: value})
     assert result.returncode == 2 and result.stdout == ""
     assert one_line(result.stderr).startswith(f"coach: {name}={value!r} is not valid")
+
+
+@pytest.mark.parametrize("name", ["COACH_CONTENT_DIR", "COACH_PERSONA_DIR"])
+def test_an_empty_content_or_persona_folder_names_the_variable(name, monkeypatch, tmp_path, capsys):
+    (tmp_path / "empty").mkdir()
+    monkeypatch.setenv(name, str(tmp_path / "empty"))
+    code, out, err = run_main(capsys, "practice", "--card", CARD)
+    assert code == 2 and out == ""
+    assert one_line(err) == (f"coach: {name}={str(tmp_path / 'empty')!r} is not valid: holds no .md files "
+                             "(fix or unset the variable)")
+
+
+@pytest.mark.parametrize("command", [["cards"], ["transcribe", "x.wav"], ["pronounce", "x.wav"],
+                                     ["practice", "--card", CARD, "--audio", "x.wav"]])
+@pytest.mark.parametrize("name, value", [("COACH_MAX_AUDIO_SECONDS", "inf"), ("COACH_MAX_AUDIO_SECONDS", "1e308"),
+                                         ("COACH_CONTENT_DIR", "/nonexistent/rehearse-content")])
+def test_unbounded_or_missing_setting_exits_2_before_anything_starts(command, name, value, monkeypatch, capsys,
+                                                                      tmp_path):
+    monkeypatch.setenv("COACH_DATA_DIR", str(tmp_path))
+    monkeypatch.setenv(name, value)
+    code, out, err = run_main(capsys, *command)
+    assert code == 2 and out == ""
+    assert one_line(err).startswith(f"coach: {name}={value!r} is not valid")
+    assert not (tmp_path / "rehearse.db").exists()  # no session was started
 
 
 def test_database_driver_not_installed_is_one_line(tmp_path):
@@ -680,7 +714,8 @@ def test_llm_retries_work_without_a_missing_library(monkeypatch, caplog):
 
 
 @pytest.mark.parametrize("page", ["coach/ui/pages/practice.py", "coach/ui/pages/interview.py",
-                                  "coach/ui/pages/history.py"])
+                                  "coach/ui/pages/history.py", "coach/ui/pages/library.py",
+                                  "coach/ui/pages/read_aloud.py"])
 def test_app_with_a_damaged_database_says_so_on_every_page(page, tmp_path, monkeypatch):
     data = tmp_path / "appdata"
     data.mkdir()
@@ -690,3 +725,206 @@ def test_app_with_a_damaged_database_says_so_on_every_page(page, tmp_path, monke
     path = str(data / "rehearse.db").replace("_", "\\_")
     assert len(at.error) == 1 and at.error[0].value.startswith(f"the database file {path} is damaged")
     assert (data / "rehearse.db").read_bytes() == before
+
+
+# --- storage that fails under the app ------------------------------------------------------------
+
+
+def test_app_with_its_database_deleted_says_so_on_every_later_visit(tmp_path, monkeypatch):
+    data = tmp_path / "appdata"
+    monkeypatch.setenv("COACH_DATA_DIR", str(data))
+    at = run_page("coach/ui/pages/practice.py")  # opens (and makes) the database
+    (data / "rehearse.db").unlink()
+    for page in ("coach/ui/pages/practice.py", "coach/ui/pages/library.py", "coach/ui/pages/interview.py",
+                 "coach/ui/pages/history.py", "coach/ui/pages/practice.py"):
+        at.switch_page(page)
+        at.run()
+        assert not at.exception, (page, at.exception)
+        assert any("was deleted or replaced while Rehearse was running" in e.value for e in at.error), page
+
+
+class FakePostgres:
+    """127.0.0.1: a server that accepts and never answers (`silent`), or one that refuses the
+    password the way PostgreSQL does (an ErrorResponse, SQLSTATE 28P01)."""
+
+    def __init__(self, silent: bool):
+        self.silent = silent
+        self.socket = socket.socket()
+        self.socket.bind(("127.0.0.1", 0))
+        self.socket.listen(16)
+        self.port = self.socket.getsockname()[1]
+        self.held: list = []
+        threading.Thread(target=self._serve, daemon=True).start()
+
+    def _serve(self):
+        while True:
+            try:
+                connection, _ = self.socket.accept()
+            except OSError:
+                return
+            self.held.append(connection)
+            if not self.silent:
+                threading.Thread(target=self._refuse, args=(connection,), daemon=True).start()
+
+    @staticmethod
+    def _refuse(connection):
+        try:
+            while True:
+                head = connection.recv(4)
+                if len(head) < 4:
+                    return
+                body = connection.recv(int.from_bytes(head, "big") - 4)
+                if body[:4] in ((80877103).to_bytes(4, "big"), (80877104).to_bytes(4, "big")):
+                    connection.sendall(b"N")  # no SSL, no GSS encryption
+                    continue
+                fields = b"".join(k + v.encode() + b"\0" for k, v in (
+                    (b"S", "FATAL"), (b"V", "FATAL"), (b"C", "28P01"),
+                    (b"M", 'password authentication failed for user "rehearse"')))
+                payload = fields + b"\0"
+                connection.sendall(b"E" + (len(payload) + 4).to_bytes(4, "big") + payload)
+                return
+        except OSError:
+            return
+
+    @property
+    def url(self) -> str:
+        return f"postgresql://rehearse:wrong@127.0.0.1:{self.port}/rehearse"
+
+    def close(self):
+        self.socket.close()
+        for connection in self.held:
+            connection.close()
+
+
+@pytest.mark.parametrize("silent, message", [
+    (True, "the database server did not answer within 2 s; check COACH_DATABASE_URL"),
+    (False, "the database refused the user name or password in COACH_DATABASE_URL"),
+], ids=["never-answers", "wrong-password"])
+def test_a_database_server_that_fails_is_one_line_everywhere(silent, message, monkeypatch, capsys, tmp_path):
+    import coach.store
+
+    monkeypatch.setattr(coach.store, "CONNECT_TIMEOUT_S", 2)
+    server = FakePostgres(silent)
+    try:
+        monkeypatch.setenv("COACH_DATABASE_URL", server.url)
+        monkeypatch.setenv("COACH_DATA_DIR", str(tmp_path))
+        started = time.monotonic()
+        code, out, err = run_main(capsys, "history")
+        assert code == 2 and one_line(err).startswith(f"coach: {message}")
+        assert time.monotonic() - started < 15
+        for page in ("coach/ui/pages/library.py", "coach/ui/pages/practice.py", "coach/ui/pages/history.py"):
+            at = run_page(page)
+            assert [e.value for e in at.error] and all(message.replace("_", "\\_") in e.value or message in e.value
+                                                       for e in at.error[-1:]), (page, [e.value for e in at.error])
+        assert time.monotonic() - started < 90
+    finally:
+        server.close()
+
+
+# --- files given as recordings ------------------------------------------------------------------
+
+
+def _sparse(path: Path, size: int, head: bytes = b"") -> Path:
+    with open(path, "wb") as handle:
+        handle.write(head)
+        handle.truncate(size)
+    return path
+
+
+def _one_wav_second_header() -> bytes:
+    return wav_bytes(np.zeros(16_000, dtype=np.float32), 16_000)[:44]
+
+
+@pytest.mark.parametrize("command", [["transcribe"], ["pronounce"], ["practice", "--card", CARD, "--audio"]])
+def test_a_link_to_a_device_is_named_as_a_device(command, tmp_path, monkeypatch, capsys):
+    link = tmp_path / "answer.wav"
+    link.symlink_to("/dev/urandom")
+    monkeypatch.setenv("COACH_DATA_DIR", str(tmp_path / "data"))
+    code, out, err = run_main(capsys, *command, str(link))
+    assert code == 2
+    line = one_line(err)
+    assert f"{link} is a character device, not a recording" in line and "does not exist" not in line
+    assert not (tmp_path / "data" / "audio").exists()
+
+
+@pytest.mark.parametrize("head, message", [
+    (b"", "This file is not a recording that can be read"),
+    (None, "more than any recording of at most 5 min can be"),  # a WAV header, then 10 GB of zeros
+], ids=["zeros", "wav-header"])
+def test_a_huge_sparse_file_is_refused_from_its_header_and_size(head, message, tmp_path, monkeypatch, capsys):
+    """10 GB that cost no disk: refused at once, nothing copied, no session started."""
+    import resource
+
+    path = _sparse(tmp_path / "huge.wav", 10 << 30, _one_wav_second_header() if head is None else head)
+    data = tmp_path / "data"
+    monkeypatch.setenv("COACH_DATA_DIR", str(data))
+    started, peak = time.monotonic(), resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    code, out, err = run_main(capsys, "practice", "--card", CARD, "--audio", str(path))
+    assert code == 2 and message in one_line(err)
+    assert time.monotonic() - started < 10
+    assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - peak < 200_000  # KB: never read whole
+    assert not (data / "audio").exists()
+    assert json.loads(run_main(capsys, "history", "--format", "json")[1]) == []  # no session started
+
+
+def test_the_engine_copies_a_recording_in_pieces_after_checking_it(tmp_path):
+    from coach.content import default_library
+    from coach.session import PracticeEngine
+
+    settings = dataclasses.replace(load_settings(), data_dir=tmp_path / "data",
+                                   database_url=f"sqlite:///{tmp_path / 'data' / 'rehearse.db'}")
+    engine = PracticeEngine(default_library(), Store(settings.database_url), settings)
+    view = engine.start(CARD)
+    huge = _sparse(tmp_path / "huge.wav", 10 << 30, _one_wav_second_header())
+    with pytest.raises(AudioError, match="more than any recording"):
+        engine.answer_with_audio(view.id, huge)
+    assert not (tmp_path / "data" / "audio").exists()
+    assert engine.load(view.id).pending.audio_path is None
+
+
+@pytest.mark.parametrize("text, message", [
+    ("저는 데이터 파이프라인을 최적화했습니다", "The line to read has no English words to check (it is Korean)"),
+    (" ".join(["We profiled the training step and found the input pipeline slow."] * 20),
+     "The line to read is 220 words long; a reading is scored on at most 30 s of audio"),
+], ids=["korean", "200-words"])
+def test_pronounce_refuses_a_line_that_cannot_have_been_read(text, message, monkeypatch, capsys):
+    from coach import stt
+
+    monkeypatch.setattr(stt, "load_model", lambda *a, **k: pytest.fail("checked before the model loads"))
+    code, out, err = run_main(capsys, "pronounce", str(fixture("answer.flac")), "--text", text)
+    assert code == 2 and out == "" and one_line(err).startswith(f"coach: {message}")
+
+
+def test_a_full_disk_as_a_session_starts_leaves_no_half_started_session(tmp_path):
+    """The first question cannot be written (the disk filled up after the session row): neither is kept."""
+    from sqlalchemy import event
+    from sqlalchemy.exc import OperationalError
+
+    from coach.content import default_library
+    from coach.session import PracticeEngine
+    from coach.store import Turn
+
+    store = Store(f"sqlite:///{tmp_path / 'rehearse.db'}")
+    engine = PracticeEngine(default_library(), store)
+
+    def disk_full(*_args):
+        raise OperationalError("INSERT INTO turn", {}, sqlite3.OperationalError("database or disk is full"))
+
+    event.listen(Turn, "before_insert", disk_full)
+    try:
+        with pytest.raises(StorageError, match="disk is full"):
+            engine.start(CARD)
+    finally:
+        event.remove(Turn, "before_insert", disk_full)
+    assert store.list_sessions() == []
+    view = engine.start(CARD)  # with room again, a session starts with its question
+    assert [t.position for t in view.turns] == [0] and view.pending is not None
+
+
+def test_pronounce_with_no_content_word_checked_claims_no_score(monkeypatch, capsys):
+    from coach import pronunciation
+
+    checked = pronunciation.Pronunciation(text="Yes, it is.", score=1.0, words=[])
+    monkeypatch.setattr(pronunciation, "pronounce", lambda *a, **k: checked)
+    code, out, _err = run_main(capsys, "pronounce", str(fixture("answer.flac")))
+    assert code == 0 and "Came through: 100%" not in out and "No content words to check" in out

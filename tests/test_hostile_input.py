@@ -440,7 +440,32 @@ def test_a_card_validate_rejects_is_reported_and_never_served(case, content):
     assert len(result.stdout.splitlines()) == 1 and result.stdout.startswith(f"{card}:{line}: {message}"), result.stdout
     assert QOS not in [c["id"] for c in json.loads(coach("cards", "--format", "json", env=env).stdout)]
     scored = coach("score", "--card", QOS, "--text", GOOD, env=env)
-    assert scored.returncode == 2 and one_line(scored.stderr) == f"coach: unknown card '{QOS}'; see `coach cards`"
+    assert scored.returncode == 2
+    assert one_line(scored.stderr).startswith(f"coach: card '{QOS}' did not load: {card}:{line}: {message}")
+
+
+def test_a_card_with_800_criteria_gets_a_true_message(content, monkeypatch, capsys):
+    """No aliases in it: the message is about the criteria, and `practice --card` says why it did not load."""
+    from coach.cli import main
+
+    card = content / "meetings" / f"{CARD}.md"
+    text = card.read_text()
+    head, rest = text.split("\ncriteria:\n", 1)
+    criterion = ("  - id: c{n}\n    label: Criterion {n}\n    label_ko: 기준 {n}\n    definition: Says thing {n}.\n"
+                 "    detector:\n      type: meeting_move\n      params:\n        move: context\n"
+                 "    tip: Say thing {n}.\n    tip_ko: 말하세요 {n}.\n    weight: 1\n")
+    many = "".join(criterion.format(n=n) for n in range(800))
+    body = rest[rest.index("\n---"):]
+    head = head.replace("criteria: [context, progress, next_steps, blocker_or_ask]", "criteria: [c0]")
+    card.write_text(head + "\ncriteria:\n" + many + body)
+    monkeypatch.setenv("COACH_CONTENT_DIR", str(content))
+    assert main(["validate"]) == 1
+    out = capsys.readouterr().out.strip().splitlines()
+    assert len(out) == 1 and "alias" not in out[0], out
+    assert out[0].startswith(f"{card}:") and "criteria: List should have at most 40 items" in out[0], out
+    assert main(["practice", "--card", CARD]) == 2
+    err = one_line(capsys.readouterr().err)
+    assert err == f"coach: card '{CARD}' did not load: {out[0]}"
 
 
 # --- 12. nothing the browser would fetch -------------------------------------------------------
@@ -498,6 +523,69 @@ def test_an_image_in_a_card_is_never_rendered(content, monkeypatch):
     at = open_page("coach/ui/pages/library.py", {"COACH_CONTENT_DIR": str(content)}, monkeypatch)
     texts = rendered_texts(at)
     assert any("leak.png" in t for t in texts)
+    assert not [t for t in texts if UNESCAPED_IMAGE.search(t)]
+
+
+def all_rendered_texts(at) -> list[str]:
+    """rendered_texts plus table cells and headers, tab labels, tooltips, metric labels and options."""
+    texts = rendered_texts(at)
+    for table in at.table:
+        frame = table.value
+        texts += [str(c) for c in frame.columns] + [str(v) for v in frame.to_numpy().ravel()]
+    texts += [t.label for t in at.tabs]
+    for kind in ("metric", "radio", "selectbox", "multiselect", "toggle", "text_input"):
+        for element in getattr(at, kind):
+            texts.append(element.label)
+            texts += [str(o) for o in getattr(element, "options", [])]
+            texts.append(getattr(element.proto, "help", ""))
+    return texts
+
+
+def test_tables_tabs_tooltips_and_options_render_no_image():
+    """Every Streamlit element that renders Markdown goes through the one safe renderer."""
+    from streamlit.testing.v1 import AppTest
+
+    def page():
+        import pandas as pd
+        import streamlit as st
+
+        import coach.ui  # noqa: F401  (installs the safe renderer)
+
+        leak = "![x](http://evil.example/leak.png)"
+        st.table([{"label": leak, "tip": f"say it {leak}"}])
+        st.table(pd.DataFrame({leak: [leak]}))
+        st.tabs([f"Model {leak}", "plain"])
+        st.metric(f"Words {leak}", 3, help=leak)
+        st.radio("Pick", ["a", "b"], format_func=lambda o: f"{o} {leak}", help=leak)
+        st.selectbox(f"Choose {leak}", [leak])
+        st.toggle("Author", help=leak)
+        st.write(leak)
+
+    at = AppTest.from_function(page, default_timeout=30).run()
+    assert not at.exception, at.exception
+    texts = all_rendered_texts(at)
+    assert sum("leak.png" in t for t in texts) >= 10, texts  # shown, as text
+    assert not [t for t in texts if UNESCAPED_IMAGE.search(t)], texts
+    assert at.selectbox[0].value == "![x](http://evil.example/leak.png)"  # the option itself is unchanged
+
+
+def test_an_image_in_a_criterion_is_never_rendered_in_the_author_view(content, monkeypatch):
+    card = content / "meetings" / f"{CARD}.md"
+    text = card.read_text()
+    for old, new in (("label: Context\n", f"label: '{LEAK} Context'\n"),
+                     ("definition: Says what has been done or where it stands now.",
+                      f"definition: '{LEAK} Says what has been done or where it stands now.'"),
+                     ("tip: 'Say what is done", f"tip: '{LEAK} Say what is done")):
+        assert old in text
+        text = text.replace(old, new, 1)
+    card.write_text(text)
+    monkeypatch.setenv("COACH_CONTENT_DIR", str(content))
+    at = open_page("coach/ui/pages/library.py", {}, monkeypatch)
+    at.toggle(key="author_view").set_value(True).run()
+    assert not at.exception, at.exception
+    assert at.table, "the author view shows the rubric table"
+    texts = all_rendered_texts(at)
+    assert sum("leak.png" in t for t in texts) >= 3
     assert not [t for t in texts if UNESCAPED_IMAGE.search(t)]
 
 

@@ -212,3 +212,21 @@ def test_every_lexicon_entry_shows_what_it_is_for(name, where, node):
     if "patterns" in node:
         assert all(isinstance(p, str) for p in node["patterns"]), "quote every pattern in the YAML"
         assert len(set(node["patterns"])) == len(node["patterns"]), f"{name}:{'/'.join(where)} repeats a pattern"
+
+
+STATUS_PLAIN = ("For context, I'm on the billing export so finance can close the month. So far the CSV job "
+                "runs nightly. Next I will add alerts by Friday. I'm blocked on access to the replica, can you help?")
+
+
+@pytest.mark.parametrize("space", ["\u00a0", "\u200b", "\u200b ", "\u202f", "\ufeff"],
+                         ids=["no-break", "zero-width", "zero-width+space", "narrow-no-break", "bom"])
+def test_a_unicode_space_after_a_period_ends_the_sentence(library, space):
+    """Pasted from a web page or a chat app: the answer scores as with plain spaces, each
+    criterion's evidence one sentence, never the whole answer."""
+    card = library.card("status-update")
+    text = STATUS_PLAIN.replace(". ", "." + space)
+    plain, pasted = scoring.score(card, None, STATUS_PLAIN), scoring.score(card, None, text)
+    assert {c for c, r in pasted.criteria.items() if r.met} == {c for c, r in plain.criteria.items() if r.met}
+    assert len([c for c, r in plain.criteria.items() if r.met]) == 4
+    for result in pasted.criteria.values():
+        assert all(e in text and len(e) < len(text) / 2 for e in result.evidence), result.evidence

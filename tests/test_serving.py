@@ -140,3 +140,68 @@ def test_with_sign_in_configured_a_visitor_sees_only_the_sign_in_page(streamlit_
     assert not at.exception and not at.error
     assert [t.value for t in at.title] == ["Rehearse"]
     assert [b.label for b in at.button] == ["Sign in"]
+
+
+# --- what decides, wherever it is given ---------------------------------------------------------
+
+
+@pytest.fixture
+def serve_in_process(monkeypatch):
+    """`coach serve` called in-process; exec is replaced, and Streamlit's options are reparsed after."""
+    from coach.cli import main
+
+    execs: list = []
+    monkeypatch.setattr(os, "execv", lambda *args: execs.append(args))
+    for name in [k for k in os.environ if k.startswith("STREAMLIT_")]:
+        monkeypatch.delenv(name)
+    yield lambda *argv: (main(["serve", *argv]), execs)
+    streamlit_config.get_config_options(force_reparse=True, options_from_flags={})
+
+
+def test_serve_refuses_an_address_given_in_streamlits_environment(serve_in_process, monkeypatch, capsys):
+    monkeypatch.setenv("STREAMLIT_SERVER_ADDRESS", "0.0.0.0")
+    code, execs = serve_in_process()
+    assert code == 2 and execs == []
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("coach: Rehearse will not serve on 0.0.0.0 without sign-in")
+    monkeypatch.setenv("STREAMLIT_SERVER_ADDRESS", "127.0.0.1")  # loopback from the environment is fine
+    code, execs = serve_in_process()
+    assert code == 0 and len(execs) == 1
+
+
+INCOMPLETE = '[auth]\nredirect_uri = "http://127.0.0.1:8501/oauth2callback"\n'
+
+
+def test_an_incomplete_auth_section_is_not_sign_in(tmp_path):
+    secrets = tmp_path / "secrets.toml"
+    secrets.write_text(INCOMPLETE)
+    assert not auth_configured([secrets])
+    from coach.access import auth_problem
+
+    problem = auth_problem([secrets])
+    assert problem and "cookie_secret, client_id, client_secret, server_metadata_url" in problem
+    provider = tmp_path / "provider.toml"  # the provider in its own [auth.default] section counts
+    provider.write_text(AUTH.replace("client_id", "[auth.default]\nclient_id"))
+    assert auth_configured([provider]) and auth_problem([provider]) is None
+
+
+def test_serve_refuses_an_incomplete_auth_section_before_anything_listens(serve_in_process, tmp_path, capsys):
+    secrets = tmp_path / "secrets.toml"
+    secrets.write_text(INCOMPLETE)
+    for address in ("0.0.0.0", "127.0.0.1"):
+        code, execs = serve_in_process("--server.address", address, "--secrets.files", str(secrets))
+        assert code == 2 and execs == []
+        # (in-process, Streamlit warns on stderr that its options changed since the last parse)
+        err = [line for line in capsys.readouterr().err.splitlines() if "config option section" not in line]
+        assert len(err) == 1 and "lacks cookie_secret" in err[0] and "nobody could sign in" in err[0]
+
+
+def test_the_app_with_an_incomplete_auth_section_says_so(streamlit_option, tmp_path):
+    secrets = tmp_path / "secrets.toml"
+    secrets.write_text(INCOMPLETE)
+    streamlit_option("server.address", "0.0.0.0")
+    streamlit_option("secrets.files", [str(secrets)])
+    at = AppTest.from_file(str(REPO / "app.py"), default_timeout=60).run()
+    assert not at.exception
+    assert len(at.error) == 1 and "nobody could sign in" in at.error[0].value
+    assert not at.button and not at.title  # no sign-in button that would fail, no page

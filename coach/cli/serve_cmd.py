@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 import sys
 
-from coach.access import auth_configured, serving_refusal
+from coach.access import auth_configured, auth_problem, serving_refusal
 from coach.config import REPO_ROOT, load_settings
 from coach.errors import CoachError
 
@@ -45,13 +45,26 @@ def _flags(arguments: list[str]) -> dict[str, object]:
     return flags
 
 
+def _from_environment(flags: dict[str, object]) -> dict[str, object]:
+    """The deciding options Streamlit takes from STREAMLIT_* variables (`STREAMLIT_SERVER_ADDRESS`),
+    where no flag gives them: `streamlit run` reads those too, so they decide as much as a flag."""
+    for name, many in DECIDING.items():
+        value = os.environ.get("STREAMLIT_" + name.upper().replace(".", "_"))
+        if name not in flags and value is not None:
+            flags[name] = value.split() if many else value
+    return flags
+
+
 def run_serve(args) -> int:
     from streamlit import config
 
     arguments = [a for a in args.passed_through if a != "--"]
-    config.get_config_options(force_reparse=True, options_from_flags=_flags(arguments))
+    config.get_config_options(force_reparse=True, options_from_flags=_from_environment(_flags(arguments)))
     address = config.get_option("server.address")
-    sign_in = auth_configured(config.get_option("secrets.files") or [])
+    secrets_files = config.get_option("secrets.files") or []
+    if problem := auth_problem(secrets_files):
+        raise CoachError(problem)
+    sign_in = auth_configured(secrets_files)
     if refusal := serving_refusal(address, sign_in, load_settings().allow_anonymous):
         raise CoachError(refusal)
     command = [sys.executable, "-m", "streamlit", "run", str(REPO_ROOT / "app.py"), *arguments]

@@ -7,9 +7,11 @@ import sys
 from pathlib import Path
 
 from coach.access import LOCAL, Learner
+from coach.audio import check_recording_file
 from coach.config import load_settings
 from coach.content import as_text, default_library, not_utf8, text_problem
 from coach.errors import AnswerTooLongError, CoachError, ConcurrentAnswerError, EmptyAnswerError, KoreanAnswerError
+from coach.llm import strip_controls
 from coach.practice import Coach, PracticeView, TurnStatus
 from coach.report import history
 from coach.session import PracticeEngine
@@ -84,7 +86,9 @@ def _coach(who: str | None = None) -> Coach:
 
 
 def _say(text: str) -> None:
-    print(text, flush=True)
+    """One line to the terminal, without control characters (a stored prompt worded by a model
+    must not clear the screen or set the title)."""
+    print(strip_controls(text), flush=True)
 
 
 def _print_answer(view: PracticeView) -> None:
@@ -114,6 +118,11 @@ def _print_answer(view: PracticeView) -> None:
 
 def run_practice(args) -> int:
     coach = _coach()
+    for path in args.audio or ():  # a file that cannot be a recording is refused before a session starts
+        try:
+            check_recording_file(path, coach.engine.settings.max_audio_seconds)
+        except CoachError as exc:
+            raise CoachError(f"{path}: {exc}") from None
     if args.session:
         view = coach.resume(args.session)
     elif args.card:
@@ -257,5 +266,5 @@ def run_history(args) -> int:
 
 
 def run_report(args) -> int:
-    print(_coach(args.user).open(args.session_id).report())
+    print(strip_controls(_coach(args.user).open(args.session_id).report()))
     return 0

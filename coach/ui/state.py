@@ -50,6 +50,11 @@ def sign_in_configured() -> bool:
     return access.auth_configured(st.get_option("secrets.files") or [])
 
 
+def sign_in_problem() -> str | None:
+    """One line when an `[auth]` section is there but incomplete."""
+    return access.auth_problem(st.get_option("secrets.files") or [])
+
+
 def learner() -> Learner:
     """Whose data this page run reads and writes: the signed-in identity (issuer and subject),
     or the local learner when sign-in is not configured."""

@@ -21,6 +21,7 @@ import pytest
 from coach.access import signed_in
 from coach.store import Store
 from tests.conftest import COACH, REPO
+from tests.e2e.conftest import local_only
 from tests.e2e.test_practice_layout import _settled, _shot
 from tests.e2e.test_voice_turn import CHROMIUM, _free_port
 
@@ -134,8 +135,10 @@ def test_two_learners_each_see_only_their_own(tmp_path, provider, database_url):
         with sync_playwright() as playwright:
             browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True,
                                                  args=["--no-sandbox", "--disable-gpu"])
-            ann_page = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
-            bo_page = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
+            contexts = [browser.new_context(viewport={"width": 1400, "height": 1000}) for _ in range(2)]
+            for context in contexts:
+                local_only(context)  # nothing beyond 127.0.0.1 (the provider's page asks a CDN for CSS)
+            ann_page, bo_page = (context.new_page() for context in contexts)
             for page in (ann_page, bo_page):
                 page.set_default_timeout(90_000)
 
