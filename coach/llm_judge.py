@@ -163,7 +163,9 @@ _STOPWORDS = frozenset(
 
 
 def _content_lemmas(text: str) -> set[str]:
-    from lemminflect import getAllLemmas
+    from scoring.lazy_imports import lemminflect
+
+    getAllLemmas = lemminflect().getAllLemmas
 
     out = set()
     for word in re.findall(r"[a-z][a-z-]{2,}", text.lower()):

@@ -76,9 +76,9 @@ _lock = threading.Lock()
 
 @cache
 def _pipeline():
-    import spacy
+    from scoring.lazy_imports import spacy
 
-    return spacy.load(MODEL_PACKAGE, exclude=["ner", "lemmatizer"])
+    return spacy().load(MODEL_PACKAGE, exclude=["ner", "lemmatizer", "senter"])  # senter: off in this model anyway
 
 
 def pipeline():
@@ -96,7 +96,9 @@ def warm_up() -> None:
 
 @cache
 def lemma(word: str, pos: str) -> str:
-    from lemminflect import getLemma
+    from scoring.lazy_imports import lemminflect
+
+    getLemma = lemminflect().getLemma
 
     upos = {"VERB": "VERB", "AUX": "VERB", "NOUN": "NOUN", "PROPN": "NOUN", "ADJ": "ADJ"}.get(pos)
     if upos is None:
@@ -393,7 +395,7 @@ _parsing = contextvars.ContextVar("parsing", default=True)
 
 @contextlib.contextmanager
 def unparsed():
-    """Score without the parse (every text reads as having no clauses): the content loader's check
+    """Score without the parse (every text reads as having no clauses): `coach validate`'s check
     that a card's detectors run at all needs the phrase lists, not the 2 s it takes to load the parser."""
     token = _parsing.set(False)
     try:
