@@ -2,8 +2,8 @@
 `coach` (never a traceback), a message in place in the app, and nothing is lost.
 
 Real parts throughout: real files (links, folders, bytes that are not UTF-8), real SQLite
-files, the real `coach` command (as a subprocess, or its `main()` in-process where only the
-exit code and stderr matter), real audio made with tests/conftest_audio.py, a real closed
+files, the real `coach` command (its `main()` in this process with stdin, stdout and the
+environment of a process: tests/coach_cli.py), real audio made with tests/conftest_audio.py, a real closed
 port as the LLM that does not answer."""
 
 from __future__ import annotations
@@ -45,7 +45,8 @@ from coach.errors import (  # noqa: E402
 )
 from coach.session import PracticeEngine  # noqa: E402
 from coach.store import Store, save_audio_file  # noqa: E402
-from tests.conftest import COACH, REPO  # noqa: E402
+from tests.coach_cli import run  # noqa: E402
+from tests.conftest import REPO  # noqa: E402
 
 CARD = "status-update"
 INTERVIEW = "gpu-cluster-optimization"
@@ -54,10 +55,8 @@ HUGE = "I finished the migration. " * 1000  # 26,000 characters: over the 20,000
 
 
 def coach(*args, input=None, env=None):
-    """The real command as a subprocess, with this worktree's code."""
-    environment = {**os.environ, "PYTHONPATH": str(REPO), **(env or {})}
-    return subprocess.run([COACH, *args], capture_output=True, text=True, input=input, env=environment,
-                          cwd=REPO, timeout=120)
+    """The command in this process (tests/coach_cli.py), `env` added to the environment."""
+    return run(*args, input=input, env={**os.environ, **(env or {})})
 
 
 def run_main(capsys, *args) -> tuple[int, str, str]:

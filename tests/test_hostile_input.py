@@ -1,6 +1,7 @@
 """Hostile input and faults the first bad-input round missed (issue 18): bytes that are not
 UTF-8, an in-memory database, content files that would hang or exhaust memory, answer files
-that never end, a deleted database. Every case is the real `coach` command in a process: one
+that never end, a deleted database. Every case is the `coach` command, in this process
+(tests/coach_cli.py) or, where the locale, bytes in argv or a pipe matter, as a real process: one
 line on stderr, exit 2, nothing stored lost."""
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from conftest_audio import fixture, mono_wav, speech_model, wav_bytes  # noqa: E402, F401
 
+from tests.coach_cli import run  # noqa: E402
 from tests.conftest import COACH, REPO  # noqa: E402
 
 CARD = "status-update"
@@ -29,6 +31,11 @@ GOOD = "Yesterday I finished the schema. Next I will migrate the data. I am bloc
 
 
 def coach(*args, input=None, env=None, timeout=120) -> subprocess.CompletedProcess:
+    """The command in this process; `env` adds to the environment; `input` may be bytes."""
+    return run(*args, input=input, env={**os.environ, **(env or {})})
+
+
+def coach_process(*args, input=None, env=None, timeout=120) -> subprocess.CompletedProcess:
     """The real command; `args` and `input` may be bytes (bytes that are not UTF-8 included)."""
     environment = {**os.environ, "PYTHONPATH": str(REPO), **(env or {})}
     binary = isinstance(input, bytes) or any(isinstance(a, bytes) for a in args)
@@ -59,7 +66,7 @@ def history(env) -> list[dict]:
 def test_practice_keeps_a_non_utf8_answer_and_every_line_after_it(locale, tmp_path):
     env = {"COACH_DATA_DIR": str(tmp_path), "LC_ALL": locale, "PYTHONIOENCODING": ""}
     answer = b"Yesterday I finished the caf\xe9 schema."
-    result = coach("practice", "--card", INTERVIEW, input=answer + b"\n" + GOOD.encode() + b"\n", env=env)
+    result = coach_process("practice", "--card", INTERVIEW, input=answer + b"\n" + GOOD.encode() + b"\n", env=env)
     assert result.returncode == 2
     assert one_line(result.stderr) == (
         "coach: answer 1: not UTF-8 text (byte 0xe9); it was kept with the bad bytes replaced by U+FFFD")
@@ -71,7 +78,7 @@ def test_practice_keeps_a_non_utf8_answer_and_every_line_after_it(locale, tmp_pa
 @pytest.mark.parametrize("command", ["score", "politeness"])
 def test_text_argument_that_is_not_utf8_is_one_line(command):
     args = ("score", "--card", CARD) if command == "score" else ("politeness",)
-    result = coach(*args, "--text", b"Could you check the caf\xe9 order?")
+    result = coach_process(*args, "--text", b"Could you check the caf\xe9 order?")
     assert result.returncode == 2 and result.stdout == ""
     assert one_line(result.stderr) == "coach: --text: not UTF-8 text (byte 0xe9); give it as UTF-8"
 

@@ -1,5 +1,6 @@
-"""The learner's own cards (issue 20): `coach card new|edit|rm|list` as real processes, the
-personal cards practised, scored, listed, validated and removed with their sessions still readable."""
+"""The learner's own cards (issue 20): `coach card new|edit|rm|list` (in this process, with a
+process's stdin, stdout and environment: tests/coach_cli.py), the personal cards practised, scored,
+listed, validated and removed with their sessions still readable."""
 
 from __future__ import annotations
 
@@ -7,7 +8,6 @@ import json
 import os
 import re
 import stat
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -15,7 +15,8 @@ import yaml
 
 from coach.content import load_library
 from coach.personal import RUBRICS
-from tests.conftest import COACH, REPO
+from tests.coach_cli import run
+from tests.conftest import REPO
 
 STORY_QUESTION = "How did you cut inference serving cost at your last job?"
 
@@ -41,8 +42,7 @@ def env(tmp_path):
 
 
 def coach(env, *args, input=None):
-    return subprocess.run([COACH, *args], capture_output=True, text=True, input=input, env=env, cwd=REPO,
-                          timeout=180)
+    return run(*args, input=input, env=env)
 
 
 def new_card(env, rubric, *questions, extra=()):

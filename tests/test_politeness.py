@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
 
 import pytest
 
@@ -13,7 +12,8 @@ from scoring import politeness
 from scoring.detectors.base import pattern_data
 from scoring.detectors.meeting import Politeness
 from scoring.text import Answer
-from tests.conftest import COACH, REPO
+from tests.coach_cli import run
+from tests.conftest import REPO
 from tests.politeness_corpus import corpus_path, load, quartile_task, split
 
 # Measured on the test part (648 top/bottom-quartile requests): 0.796 (2026-12-01, after a positive
@@ -30,7 +30,7 @@ needs_corpus = pytest.mark.skipif(
 
 
 def coach(*args, input=None):
-    return subprocess.run([COACH, *args], capture_output=True, text=True, input=input, cwd=REPO, timeout=120)
+    return run(*args, input=input)  # in this process (tests/coach_cli.py)
 
 
 def one_line_error(result):
