@@ -245,13 +245,25 @@ class Library:
 
 
 class _LineMap:
-    """Maps a pydantic error location to the line of that key in the YAML front matter."""
+    """Maps a pydantic error location to the line of that key in the YAML front matter. Made
+    from the node graph on the first question (a card that loads cleanly never asks one)."""
 
     def __init__(self, node: yaml.Node | None, first_line: int):
-        self.lines: dict[tuple, int] = {}
+        self._node: yaml.Node | None = node
+        self._lines: dict[tuple, int] | None = None
         self.first_line = first_line
-        if node is not None:
-            self._walk(node, ())
+
+    @property
+    def lines(self) -> dict[tuple, int]:
+        if self._lines is None:
+            self._lines = {}
+            if self._node is not None:
+                try:
+                    self._walk(self._node, ())
+                except RecursionError:  # nested too deeply: the lines found so far
+                    pass
+            self._node = None
+        return self._lines
 
     def _walk(self, node: yaml.Node, loc: tuple) -> None:
         self.lines[loc] = node.start_mark.line + self.first_line
@@ -295,7 +307,7 @@ def _parse_markdown(path: Path, text: str, problems: list[Problem]) -> _Parsed |
     first_line = text.count("\n", 0, text.find(front)) + 1
     try:
         loader, node = _compose(front)
-        if _expanded_values(node) > MAX_FRONT_MATTER_VALUES:
+        if "*" in front and _expanded_values(node) > MAX_FRONT_MATTER_VALUES:  # no "*", no alias
             problems.append(Problem(str(path), first_line + _first_alias_line(front),
                                     f"the front matter's YAML aliases (*name) expand to more than "
                                     f"{MAX_FRONT_MATTER_VALUES:,} values; write the values out"))

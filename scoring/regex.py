@@ -114,13 +114,24 @@ def check_patterns(patterns: Iterable[str]) -> list[str]:
     inflection tables; `coach validate` also scores each card, which compiles them in full)."""
     patterns = list(patterns)
     for pattern in patterns:
-        compiled = compile_pattern(pattern, inflected=False)
-        for probe in _EMPTY_PROBES:
-            found = compiled.search(probe)
-            if found is not None and found.end() == found.start():
-                raise PatternError(f"pattern {pattern!r} can match the empty string; make it match at least "
-                                   "one character")
+        if problem := _pattern_problem(pattern):
+            raise PatternError(problem)
     return patterns
+
+
+@cache
+def _pattern_problem(pattern: str) -> str | None:
+    """Why `check_patterns` refuses one pattern, or None (checked once per pattern: the learner's
+    own cards repeat their rubric's patterns)."""
+    try:
+        compiled = compile_pattern(pattern, inflected=False)
+    except PatternError as exc:
+        return str(exc)
+    for probe in _EMPTY_PROBES:
+        found = compiled.search(probe)
+        if found is not None and found.end() == found.start():
+            return f"pattern {pattern!r} can match the empty string; make it match at least one character"
+    return None
 
 
 def _wordish(char: str) -> bool:
