@@ -15,11 +15,12 @@ import numpy as np
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from conftest_audio import COACH, REPO, fixture, mono_wav, wav_bytes  # noqa: E402
+from conftest_audio import fixture, mono_wav, wav_bytes  # noqa: E402
 
 from coach import audio, stt  # noqa: E402
 from coach.config import load_settings  # noqa: E402
 from coach.errors import AudioError, CoachError  # noqa: E402
+from tests.coach_cli import run  # noqa: E402
 
 
 def no_model(**changes):
@@ -147,8 +148,7 @@ def test_english_read_by_a_korean_voice_is_still_english(tmp_path):
 def test_cli_prints_one_line_and_fails(tmp_path, make, message):
     path = tmp_path / "bad.wav"
     make(path)
-    result = subprocess.run([COACH, "transcribe", str(path), "--format", "json"],
-                            capture_output=True, text=True, cwd=REPO, timeout=60)
+    result = run("transcribe", str(path), "--format", "json")
     assert result.returncode != 0
     assert result.stdout == ""
     lines = result.stderr.strip().splitlines()

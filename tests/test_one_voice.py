@@ -374,13 +374,10 @@ def test_the_app_and_coach_report_say_the_summary_in_the_same_words():
 
 
 def test_coach_practice_prints_labels_not_ids(tmp_path):
-    import subprocess
+    from tests.coach_cli import run
 
-    from tests.conftest import COACH, REPO
-
-    result = subprocess.run([COACH, "practice", "--card", "status-update"], input=STATUS + "\n", text=True,
-                            capture_output=True, cwd=REPO, timeout=120,
-                            env={"COACH_DATA_DIR": str(tmp_path), "PATH": "/usr/bin:/bin"})
+    result = run("practice", "--card", "status-update", input=STATUS + "\n",
+                 env={"COACH_DATA_DIR": str(tmp_path), "PATH": "/usr/bin:/bin"})
     assert result.returncode == 0, result.stderr
     line = next(x for x in result.stdout.splitlines() if x.startswith("Scorecard:"))
     assert "added: Context, Progress, Next steps" in line and "blocker_or_ask" not in line, line

@@ -1,4 +1,5 @@
-"""`coach practice` as a process: answers from stdin, killed mid-session, resumed."""
+"""`coach practice`: answers from stdin (in this process, as tests/coach_cli.py runs it), killed
+mid-session (a real process, SIGKILL), resumed."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import signal
 import subprocess
 import time
 
+from tests import coach_cli
 from tests.conftest import COACH, REPO
 
 ANSWERS = [
@@ -17,7 +19,7 @@ ANSWERS = [
 
 
 def run(args, env, input=None, timeout=120):
-    return subprocess.run([COACH, *args], input=input, capture_output=True, text=True, env=env, cwd=REPO, timeout=timeout)
+    return coach_cli.run(*args, input=input, env=env)
 
 
 def test_practice_from_stdin_then_history(tmp_path):

@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from coach import pronunciation as pron
-from tests.conftest_audio import ASSETS, COACH, FIXTURES
+from tests.coach_cli import run
+from tests.conftest_audio import ASSETS, FIXTURES
 
 needs_espeak = pytest.mark.skipif(not shutil.which("espeak-ng"), reason="espeak-ng is missing")
 
@@ -131,8 +132,7 @@ def test_the_human_clip_read_as_a_free_answer_flags_nothing(model, settings):
 def test_coach_pronounce_json(tmp_path, settings):
     path = speak(SAID, tmp_path / "said.wav")
     env = {"COACH_DATA_DIR": str(tmp_path / "data"), "PATH": "/usr/bin:/bin"}
-    done = subprocess.run([COACH, "pronounce", str(path), "--text", MEANT, "--format", "json"],
-                          capture_output=True, text=True, env=env, timeout=300)
+    done = run("pronounce", str(path), "--text", MEANT, "--format", "json", env=env)
     assert done.returncode == 0, done.stderr
     out = json.loads(done.stdout)
     assert out["text"] == MEANT and 0 <= out["score"] < 1
@@ -141,8 +141,7 @@ def test_coach_pronounce_json(tmp_path, settings):
     assert words["screen"]["flag"] and words["screen"]["tip"] and words["screen"]["heard"]
     assert not words["Please"]["flag"] and "tip" not in words["Please"]
 
-    silent = subprocess.run([COACH, "pronounce", str(FIXTURES / "silence.flac"), "--format", "json"],
-                            capture_output=True, text=True, env=env, timeout=300)
+    silent = run("pronounce", str(FIXTURES / "silence.flac"), "--format", "json", env=env)
     assert silent.returncode != 0 and silent.stdout == ""
     assert len(silent.stderr.strip().splitlines()) == 1
 
