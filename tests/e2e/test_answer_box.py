@@ -17,7 +17,8 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import REPO
-from tests.e2e.test_voice_turn import CHROMIUM, _free_port
+from tests.e2e.conftest import CHROMIUM
+from tests.e2e.conftest import free_port as _free_port
 
 pytestmark = pytest.mark.e2e
 

@@ -21,8 +21,9 @@ import pytest
 from coach.access import signed_in
 from coach.store import Store
 from tests.conftest import COACH, REPO
+from tests.e2e.conftest import CHROMIUM
+from tests.e2e.conftest import free_port as _free_port
 from tests.e2e.test_practice_layout import _settled, _shot
-from tests.e2e.test_voice_turn import CHROMIUM, _free_port
 
 pytestmark = pytest.mark.e2e
 
