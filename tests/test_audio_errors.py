@@ -115,6 +115,7 @@ def test_a_file_with_no_audio_track():
         stt.transcribe(png, no_model())
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["korean.ogg", "german.ogg"])
 def test_non_english_speech_is_refused(name):
     """tiny.en cannot detect a language; its own low confidence (or repetition loops) on
@@ -124,6 +125,7 @@ def test_non_english_speech_is_refused(name):
     assert str(caught.value) == stt.NOT_ENGLISH
 
 
+@pytest.mark.slow
 def test_english_read_by_a_korean_voice_is_still_english(tmp_path):
     """Accented English must not be refused: espeak-ng's Korean voice reading English."""
     wav = tmp_path / "accent.wav"

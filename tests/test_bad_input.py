@@ -151,6 +151,7 @@ def test_app_with_a_bad_setting_shows_one_message_in_place(monkeypatch):
         "unable to parse string as a number (fix or unset the variable)"]
 
 
+@pytest.mark.slow
 def test_the_app_listens_on_loopback_only(tmp_path):
     """`streamlit run app.py` with no flags: .streamlit/config.toml binds it to 127.0.0.1."""
     with socket.socket() as probe:
@@ -197,6 +198,7 @@ HOSTILE = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", list(HOSTILE))
 def test_session_in_the_url_is_never_rendered_as_markdown(case):
     at = run_page("coach/ui/pages/interview.py", session=HOSTILE[case])
@@ -260,6 +262,7 @@ def test_folder_named_like_a_card_is_one_problem(content):
     assert [str(p) for p in problems] == [f"{content}/meetings/drafts.md:1: a folder, not a text file"]
 
 
+@pytest.mark.slow
 def test_deeply_nested_front_matter_is_one_problem(content):
     (content / "meetings" / "deep.md").write_text("---\nid: " + "[" * 50_000 + "]" * 50_000 + "\n---\n")
     library = load_library([content], [REPO / "personas"])
@@ -279,6 +282,7 @@ def test_missing_content_folder_is_named(tmp_path):
     assert [str(p) for p in library.problems] == [f"{tmp_path}/absent:1: no such file or folder"]
 
 
+@pytest.mark.slow
 def test_validate_lists_each_broken_file_once(content):
     (content / "meetings" / "gone.md").symlink_to("nowhere.md")
     (content / "meetings" / "latin1.md").write_bytes(b"---\nid: x\n\xff\n---\n")
@@ -644,12 +648,14 @@ def test_a_1_gb_file_is_refused_without_reading_it_whole(header, tmp_path):
     assert int(peak_mib) < 500, f"peak memory {peak_mib} MiB"
 
 
+@pytest.mark.slow
 @pytest.mark.usefixtures("speech_model")
 def test_8_khz_english_is_transcribed():
     transcript = stt.transcribe(mono_wav(fixture("answer.flac"), 8000))
     assert "efficiency" in transcript.text and "91" in transcript.text
 
 
+@pytest.mark.slow
 @pytest.mark.usefixtures("speech_model")
 @pytest.mark.parametrize("name", ["german.ogg", "korean.ogg"])
 def test_8_khz_other_languages_are_still_refused(name):
@@ -661,6 +667,7 @@ def test_8_khz_other_languages_are_still_refused(name):
 # --- the LLM edge ----------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_llm_retries_work_without_a_missing_library(monkeypatch, caplog):
     """COACH_LLM_RETRIES > 0 makes litellm retry with tenacity, a dependency now."""
     from coach.llm import complete_text
@@ -678,6 +685,7 @@ def test_llm_retries_work_without_a_missing_library(monkeypatch, caplog):
     assert "tenacity" not in caplog.text
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("page", ["coach/ui/pages/practice.py", "coach/ui/pages/interview.py",
                                   "coach/ui/pages/history.py"])
 def test_app_with_a_damaged_database_says_so_on_every_page(page, tmp_path, monkeypatch):

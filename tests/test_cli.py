@@ -74,6 +74,7 @@ def test_score_jsonl_echoes_ids_one_line_each(tmp_path):
     assert outputs[0]["criteria"]["appropriate"]["met"] and not outputs[2]["criteria"]["polite"]["met"]
 
 
+@pytest.mark.slow
 def test_a_long_jsonl_batch_keeps_its_order_and_its_bad_lines_across_worker_processes(tmp_path):
     """Five chunks of lines: the first is scored in the process, the rest in forked workers
     (one per core); results still come in input order and each bad line is named."""

@@ -62,6 +62,7 @@ def history(env) -> list[dict]:
 # --- 4. bytes that are not UTF-8 -------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("locale", ["C.UTF-8", "C"])
 def test_practice_keeps_a_non_utf8_answer_and_every_line_after_it(locale, tmp_path):
     env = {"COACH_DATA_DIR": str(tmp_path), "LC_ALL": locale, "PYTHONIOENCODING": ""}
@@ -161,6 +162,7 @@ def slow_llm_env(server: TricklingServer, timeout: float, retries: int) -> dict:
             "COACH_LLM_TIMEOUT": f"{timeout:g}", "COACH_LLM_RETRIES": str(retries)}
 
 
+@pytest.mark.slow
 def test_llm_call_ends_by_the_deadline_against_a_trickling_server(trickling, monkeypatch):
     from coach.config import load_settings
     from coach.errors import LLMUnavailableError
@@ -177,6 +179,7 @@ def test_llm_call_ends_by_the_deadline_against_a_trickling_server(trickling, mon
     assert trickling.requests >= 1 and elapsed < 3.0, elapsed  # retries included
 
 
+@pytest.mark.slow
 def test_llm_check_and_score_fall_back_by_the_deadline(trickling, tmp_path):
     env = {**slow_llm_env(trickling, 3, 1), "COACH_DATA_DIR": str(tmp_path)}
     check = coach("llm", "check", env=env, timeout=60)
@@ -304,6 +307,7 @@ def test_a_store_whose_file_is_gone_refuses_to_write(how, tmp_path):
         store.list_sessions()
 
 
+@pytest.mark.slow
 def test_practice_stops_when_its_database_is_deleted(tmp_path):
     env = {**os.environ, "PYTHONPATH": str(REPO), "COACH_DATA_DIR": str(tmp_path)}
     process = subprocess.Popen([COACH, "practice", "--card", INTERVIEW], stdin=subprocess.PIPE,
@@ -353,6 +357,7 @@ def interrupted_session(tmp_path, card: str, status: str = "scored") -> str:
     return view.id
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("card, status", [(INTERVIEW, "scored"), (CARD, "scored"), (INTERVIEW, "refused")])
 def test_practice_resumes_a_turn_killed_while_the_follow_up_was_worded(card, status, tmp_path):
     env = {"COACH_DATA_DIR": str(tmp_path)}
@@ -434,6 +439,7 @@ BREAKS = {  # what to change in the card, the line it is on, and the message
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", list(BREAKS))
 def test_a_card_validate_rejects_is_reported_and_never_served(case, content):
     (old, new), line, message = BREAKS[case]
@@ -479,6 +485,7 @@ def open_page(page: str, env: dict, monkeypatch, **query):
     return at
 
 
+@pytest.mark.slow
 def test_an_image_in_a_worded_follow_up_is_never_rendered(tmp_path, monkeypatch):
     """The prompt as a prompt-injected model would have worded it (stored as asked)."""
     from coach.content import default_library
@@ -577,6 +584,7 @@ def test_practice_audio_given_a_folder_says_it_is_a_folder(tmp_path):
     assert one_line(result.stderr) == f"coach: {tmp_path}: {audio.FOLDER.format(path=tmp_path)}"
 
 
+@pytest.mark.slow
 def test_a_linked_pack_folder_is_loaded_and_a_link_loop_ends(content, tmp_path):
     from coach.content import load_library
 
@@ -652,6 +660,7 @@ def test_a_recording_cut_off_early_is_called_cut_off(kind):
     assert str(caught.value).split(" of the ")[1].startswith("4.5 s")
 
 
+@pytest.mark.slow
 @pytest.mark.usefixtures("speech_model")
 def test_a_recording_cut_off_late_is_transcribed_with_a_warning(tmp_path):
     from coach import audio

@@ -106,6 +106,7 @@ def _engine():
     return state.engine()
 
 
+@pytest.mark.slow
 def test_the_persona_follows_the_card_unless_chosen_for_that_card():
     at = app()
     at.switch_page("coach/ui/pages/practice.py").run()
@@ -383,6 +384,7 @@ def test_coach_practice_prints_labels_not_ids(tmp_path):
     assert "added: Context, Progress, Next steps" in line and "blocker_or_ask" not in line, line
 
 
+@pytest.mark.slow
 def test_sending_an_answer_in_the_app_loads_the_session_once(monkeypatch):
     from coach.store import Store
 
@@ -445,6 +447,7 @@ def test_hidden_text_never_claims_the_persona_is_still_speaking(monkeypatch):
     assert "is speaking" not in body and "Anya Kovalenko's line" in body
 
 
+@pytest.mark.slow
 def test_a_recording_recovered_after_a_reload_is_transcribed_by_the_engine_and_kept():
     import os
     import time

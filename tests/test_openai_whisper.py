@@ -25,6 +25,7 @@ pytestmark = pytest.mark.skipif(
     "pip install torch==2.13.0 (the CPU build); pip install --no-deps openai-whisper==20250625; "
     "pip install more-itertools numba tiktoken tqdm (benchmarks/README.md)",
 )
+pytestmark = [pytestmark, pytest.mark.slow]  # slow: torch and the openai-whisper model
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from conftest_audio import ASSETS, REPO, normalise  # noqa: E402

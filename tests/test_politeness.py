@@ -325,6 +325,7 @@ def test_split_is_fixed_and_disjoint():
     assert not dev & test and len(dev) == 3047 and len(test) == 1306 and parts["seed"] == 20130804
 
 
+@pytest.mark.slow
 @needs_corpus
 def test_held_out_accuracy_on_the_test_part():
     requests = load(corpus_path())
@@ -336,6 +337,7 @@ def test_held_out_accuracy_on_the_test_part():
     assert accuracy >= TEST_ACCURACY - MARGIN, f"test-part accuracy {accuracy:.3f}"
 
 
+@pytest.mark.slow
 @needs_corpus
 def test_weights_are_reproduced_by_the_fit_script():
     import importlib.util

@@ -9,6 +9,8 @@ import signal
 import subprocess
 import time
 
+import pytest
+
 from tests import coach_cli
 from tests.conftest import COACH, REPO
 
@@ -38,6 +40,7 @@ def test_practice_from_stdin_then_history(tmp_path):
     assert all(t["scorecard"]["criteria"] for t in answered)
 
 
+@pytest.mark.slow
 def test_killed_process_loses_no_answer_and_resumes(tmp_path):
     env = {**os.environ, "COACH_DATA_DIR": str(tmp_path)}
     process = subprocess.Popen([COACH, "practice", "--card", "gpu-cluster-optimization"], stdin=subprocess.PIPE,

@@ -82,6 +82,7 @@ def test_heard_in_place_pairs_substitutions_word_for_word():
     assert pron._heard_in_place(meant, heard)[:3] == [None, None, None]
 
 
+@pytest.mark.slow
 @needs_espeak
 def test_a_read_line_flags_the_respelled_words_with_what_was_heard(tmp_path, model, settings):
     from coach import audio as audio_mod
@@ -104,6 +105,7 @@ def test_a_read_line_flags_the_respelled_words_with_what_was_heard(tmp_path, mod
     assert clean.flagged == [] and clean.score == 1.0
 
 
+@pytest.mark.slow
 @needs_espeak
 def test_a_line_read_in_another_language_is_one_message_an_unsure_english_one_is_scored(tmp_path, settings):
     from coach.errors import AudioError
@@ -118,6 +120,7 @@ def test_a_line_read_in_another_language_is_one_message_an_unsure_english_one_is
     assert said.score == 1.0
 
 
+@pytest.mark.slow
 def test_the_human_clip_read_as_a_free_answer_flags_nothing(model, settings):
     from coach import stt
 
@@ -128,6 +131,7 @@ def test_the_human_clip_read_as_a_free_answer_flags_nothing(model, settings):
     assert all(0 <= w.score <= 1 for w in result.words)
 
 
+@pytest.mark.slow
 @needs_espeak
 def test_coach_pronounce_json(tmp_path, settings):
     path = speak(SAID, tmp_path / "said.wav")
@@ -146,6 +150,7 @@ def test_coach_pronounce_json(tmp_path, settings):
     assert len(silent.stderr.strip().splitlines()) == 1
 
 
+@pytest.mark.slow
 def test_a_voice_turn_keeps_its_pronunciation_with_the_transcript(library, tmp_path, settings):
     from coach.session import PracticeEngine
     from coach.store import Store
@@ -159,6 +164,7 @@ def test_a_voice_turn_keeps_its_pronunciation_with_the_transcript(library, tmp_p
     assert kept.text == result.transcript.text and kept.score == 1.0
 
 
+@pytest.mark.slow
 def test_the_live_path_makes_each_segments_reference_while_the_user_speaks(library, tmp_path, settings):
     import numpy as np
 
@@ -199,6 +205,7 @@ def test_line_around_a_word_stays_in_its_sentence():
     assert pron.line_around(result, words.index("ploblem"), reach=1) == "main ploblem was"
 
 
+@pytest.mark.slow
 @needs_espeak
 def test_say_it_again_right_clears_the_word_and_wrong_does_not(tmp_path, settings):
     line = "I shared my screen with the team"

@@ -37,6 +37,7 @@ from scoring.text import Answer  # noqa: E402
 from tests.coach_cli import run  # noqa: E402
 
 pytestmark = pytest.mark.usefixtures("speech_model")
+pytestmark = [pytestmark, pytest.mark.slow]  # slow: every test transcribes with the speech model
 
 
 def settings(**changes):

@@ -126,6 +126,7 @@ def test_the_corpus_covers_every_card_twice_labelled(library):
     assert dev and test and not dev & test
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("split", sorted(FLOORS))
 def test_macro_accuracy_on_the_corpus_holds_its_floor(split):
     macro, per = corpus_accuracy(split)

@@ -21,6 +21,7 @@ from coach.store import Store  # noqa: E402
 from tests.coach_cli import run  # noqa: E402
 
 pytestmark = pytest.mark.usefixtures("speech_model")
+pytestmark = [pytestmark, pytest.mark.slow]  # slow: every test transcribes a recording
 
 
 @pytest.fixture
