@@ -31,8 +31,8 @@ def spoken_answer(tmp_path_factory) -> Path:
     return path
 
 
-# The server fixture is tests/e2e/conftest.py's `app_url`, one for the whole run. This name is kept
-# for modules that import it from here (a plain value: pytest then finds the shared fixture).
+# The server fixture is tests/e2e/conftest.py's `app_url` (one per module). This name is kept for
+# modules that import it from here (a plain value: pytest then finds the conftest fixture).
 app_url = None
 
 
