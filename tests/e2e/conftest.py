@@ -5,9 +5,9 @@ that need another configuration start their own), and waits on what the page sho
 fixed sleeps.
 
 One server for the whole run was tried (issue 30) and not kept: the modules then share a data
-dir, and a page that lists the learner's other sessions ends differently, so a module's result
-depended on which modules ran before it (test_voice_turn's wait for the page's last element
-timed out after test_live_voice and test_practice_layout had practised the same card)."""
+dir and a server, so a module's result may depend on what earlier modules left there
+(test_voice_turn's wait for the page's last element timed out when it ran after test_live_voice
+and test_practice_layout had practised the same card; first, on a fresh server, it passed)."""
 
 from __future__ import annotations
 
