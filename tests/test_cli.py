@@ -131,3 +131,22 @@ def test_score_llm_against_a_closed_port_is_deterministic_and_says_so():
     with_llm = json.loads(result.stdout)
     assert with_llm["llm"]["status"] == "unavailable"
     assert with_llm["criteria"] == plain["criteria"] and with_llm["overall"] == plain["overall"]
+
+
+def test_each_command_is_mapped_to_the_module_that_registers_it():
+    """`coach X` imports only X's module (start-up time): COMMANDS must name the right one."""
+    import argparse
+    import importlib
+
+    from coach.cli import COMMAND_MODULES, COMMANDS
+
+    registered = {}
+    for name in COMMAND_MODULES:
+        try:
+            module = importlib.import_module(name)
+        except ModuleNotFoundError:
+            continue
+        sub = argparse.ArgumentParser().add_subparsers()
+        module.register(sub)
+        registered.update(dict.fromkeys(sub.choices, name))
+    assert {c: COMMANDS.get(c) for c in registered} == registered

@@ -22,7 +22,7 @@ COMMAND_MODULES = (
 
 # The module that registers each sub-command, so that `coach score …` imports the score command's
 # module only, not the practice engine, speech or the LLM client of the others (start-up time;
-# tests/test_cli_inprocess.py holds it to what the modules register). A command missing here
+# tests/test_cli.py holds it to what the modules register). A command missing here
 # still works: its parser is built from every module, as for `coach --help`.
 COMMANDS = {
     "validate": "coach.cli.content_cmds",
@@ -30,6 +30,7 @@ COMMANDS = {
     "card": "coach.cli.card_cmds",
     "score": "coach.cli.score_cmd",
     "politeness": "coach.cli.politeness_cmd",
+    "english": "coach.cli.english_cmd",
     "practice": "coach.cli.session_cmds",
     "history": "coach.cli.session_cmds",
     "report": "coach.cli.session_cmds",
