@@ -56,6 +56,8 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         except ModuleNotFoundError as exc:
             if exc.name != name:
                 raise
+            if command is not None:  # its module is not there: the whole parser says what is
+                return build_parser()
             continue
         module.register(subparsers)
     return parser
