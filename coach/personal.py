@@ -30,6 +30,7 @@ import yaml
 from coach.config import Settings
 from coach.content import REMOVED_FOLDER, Card, Library, Problem, parse_card, text_problem
 from coach.errors import DuplicateTitleError, PersonalCardError, UnknownCardError
+from coach.validation import scoring_problem
 
 
 @dataclass(frozen=True)
@@ -390,6 +391,8 @@ def _check(path: Path, text: str, library: Library) -> Card:
     parsed = parse_card(path, text, problems)
     if parsed is not None and parsed[0].persona not in library.personas:
         problems.append(Problem(str(path), 1, f"persona {parsed[0].persona!r} does not exist"))
+    if parsed is not None and not problems and (message := scoring_problem(parsed[0])):
+        problems.append(Problem(str(path), parsed[1].line(("criteria",)), message))
     if problems or parsed is None:
         raise PersonalCardError(f"the card would not load: {problems[0] if problems else path}")
     return parsed[0].model_copy(update={"personal": True})

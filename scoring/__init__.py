@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from typing import TYPE_CHECKING
 
@@ -118,20 +119,26 @@ def pitfalls_of(card: Card, results: dict[str, CriterionResult], text: str) -> l
     return hits
 
 
-_PARSED: dict[int, tuple] = {}
+_PARSED: dict[tuple[str, str], tuple] = {}
+MAX_PARSED_SPECS = 4096  # distinct detector specs kept; more (a long-running app's edited cards) start afresh
 
 
 def _detector_and_params(criterion):
-    """The detector and validated params of a criterion (or a pitfall with a detector),
-    parsed once per loaded item."""
+    """The detector and validated params of a criterion (or a pitfall with a detector), parsed
+    once per distinct spec: keyed by the spec's content, not by the loaded object, so a library
+    loaded again (the app does, per run, for a learner with own cards) adds nothing to the cache."""
     from scoring.detectors import detector_for
 
-    cached = _PARSED.get(id(criterion))
-    if cached is None or cached[0] is not criterion:
-        detector = detector_for(criterion.detector.type)
-        cached = (criterion, detector, detector.Params.model_validate(criterion.detector.params))
-        _PARSED[id(criterion)] = cached
-    return cached[1], cached[2]
+    spec = criterion.detector
+    key = (spec.type, json.dumps(spec.params, sort_keys=True, default=repr))
+    cached = _PARSED.get(key)
+    if cached is None:
+        detector = detector_for(spec.type)
+        cached = (detector, detector.Params.model_validate(spec.params))
+        if len(_PARSED) >= MAX_PARSED_SPECS:
+            _PARSED.clear()
+        _PARSED[key] = cached
+    return cached
 
 
 def detector_accepts(criterion, turn_id: str, text: str) -> bool:

@@ -12,8 +12,10 @@ Two conveniences for pattern authors, both expanded before compiling:
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Iterator
 from functools import cache
+from pathlib import Path
 
 import re2
 
@@ -33,38 +35,65 @@ def _options(ignore_case: bool) -> re2.Options:
     return options
 
 
+INFLECTIONS_FILE = Path(__file__).resolve().parent / "patterns" / "inflections.json"
+
+
+@cache
+def _shipped_inflections() -> dict[str, list[str]]:
+    """`inflections` of every `{word}` in the shipped patterns and cards, written ahead by
+    `scripts/update_inflections.py` (a test holds it to lemminflect): lemminflect's tables take
+    0.2-0.5 s to load, and most runs need no other word."""
+    try:
+        with open(INFLECTIONS_FILE, encoding="utf-8") as handle:
+            return json.load(handle)
+    except FileNotFoundError:
+        return {}
+
+
 @cache
 def inflections(word: str) -> tuple[str, ...]:
     """The word and its inflections (verb and noun forms), longest first."""
-    from lemminflect import getAllInflections, getAllInflectionsOOV
+    shipped = _shipped_inflections().get(word)
+    if shipped is not None:
+        return tuple(shipped)
+    return lemminflect_inflections(word)
 
+
+def lemminflect_inflections(word: str) -> tuple[str, ...]:
+    """`inflections` as lemminflect gives them (what the shipped table holds)."""
+    from scoring.lazy_imports import lemminflect
+
+    tables = lemminflect()
     forms = {word.lower()}
-    table = dict(getAllInflections(word))
+    table = dict(tables.getAllInflections(word))
     if not any(tag.startswith("VB") for tag in table):  # "shard", "checkpoint": used as verbs too
-        table.update(getAllInflectionsOOV(word, upos="VERB"))
+        table.update(tables.getAllInflectionsOOV(word, upos="VERB"))
     if not any(tag.startswith("NN") for tag in table):
-        table.update(getAllInflectionsOOV(word, upos="NOUN"))
+        table.update(tables.getAllInflectionsOOV(word, upos="NOUN"))
     for values in table.values():
         forms.update(v.lower() for v in values)
     return tuple(sorted(forms, key=lambda f: (-len(f), f)))
 
 
-def expand(pattern: str) -> str:
-    """`{word}` written as an alternation of its inflections."""
+def expand(pattern: str, inflected: bool = True) -> str:
+    """`{word}` written as an alternation of its inflections (or, not `inflected`, as the word
+    alone: the same syntax and the same empty matches, without looking the inflections up)."""
     out, last = [], 0
     for match in _LEMMA.finditer(pattern):
         out.append(pattern[last : match.start()])
-        out.append("(?:" + "|".join(re2.escape(f) for f in inflections(match.group(1))) + ")")
+        forms = inflections(match.group(1)) if inflected else (match.group(1).lower(),)
+        out.append("(?:" + "|".join(re2.escape(f) for f in forms) + ")")
         last = match.end()
     out.append(pattern[last:])
     return "".join(out)
 
 
 @cache
-def compile_pattern(pattern: str, ignore_case: bool = True):
-    """One pattern compiled by RE2, or PatternError saying why it cannot be run."""
+def compile_pattern(pattern: str, ignore_case: bool = True, inflected: bool = True):
+    """One pattern compiled by RE2, or PatternError saying why it cannot be run. Not `inflected`,
+    each `{word}` stands for the word alone (what loading a card checks; see `check_patterns`)."""
     try:
-        return re2.compile(expand(pattern), _options(ignore_case))
+        return re2.compile(expand(pattern, inflected), _options(ignore_case))
     except re2.error as exc:
         detail = exc.args[0].decode() if exc.args and isinstance(exc.args[0], bytes) else str(exc)
         hint = ""
@@ -80,16 +109,29 @@ _EMPTY_PROBES = ("", " ", "a", "a b")
 
 def check_patterns(patterns: Iterable[str]) -> list[str]:
     """Field validator for author-written patterns: each must compile on RE2 and match at
-    least one character wherever it matches."""
+    least one character wherever it matches. A `{word}` is checked as the word alone: its
+    inflections are plain words, so they change neither (and loading a card needs no
+    inflection tables; `coach validate` also scores each card, which compiles them in full)."""
     patterns = list(patterns)
     for pattern in patterns:
-        compiled = compile_pattern(pattern)
-        for probe in _EMPTY_PROBES:
-            found = compiled.search(probe)
-            if found is not None and found.end() == found.start():
-                raise PatternError(f"pattern {pattern!r} can match the empty string; make it match at least "
-                                   "one character")
+        if problem := _pattern_problem(pattern):
+            raise PatternError(problem)
     return patterns
+
+
+@cache
+def _pattern_problem(pattern: str) -> str | None:
+    """Why `check_patterns` refuses one pattern, or None (checked once per pattern: the learner's
+    own cards repeat their rubric's patterns)."""
+    try:
+        compiled = compile_pattern(pattern, inflected=False)
+    except PatternError as exc:
+        return str(exc)
+    for probe in _EMPTY_PROBES:
+        found = compiled.search(probe)
+        if found is not None and found.end() == found.start():
+            return f"pattern {pattern!r} can match the empty string; make it match at least one character"
+    return None
 
 
 def _wordish(char: str) -> bool:

@@ -13,6 +13,16 @@ REPO = Path(__file__).resolve().parent.parent
 COACH = str(REPO / ".venv" / "bin" / "coach")
 
 
+# Tests with these marks are `slow` too, wherever they are (`pytest -m "not slow"`: README).
+SLOW_MARKS = ("e2e", "llm_server")
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if any(item.get_closest_marker(mark) for mark in SLOW_MARKS):
+            item.add_marker(pytest.mark.slow)
+
+
 @pytest.fixture(autouse=True)
 def isolated_env(tmp_path, monkeypatch):
     monkeypatch.setenv("COACH_DATA_DIR", str(tmp_path / "data"))

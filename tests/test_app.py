@@ -27,6 +27,7 @@ def texts(at) -> str:
     return "\n".join(str(p) for p in parts)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("page", PAGES)
 def test_every_page_opens(page):
     at = app()
@@ -54,6 +55,7 @@ def test_library_shows_content_problems_in_place(tmp_path, monkeypatch):
     assert "Meeting drills (1)" in texts(at)
 
 
+@pytest.mark.slow
 def test_first_page_does_not_import_litellm_or_whisper():
     code = (
         "import sys; from streamlit.testing.v1 import AppTest;"
@@ -66,6 +68,7 @@ def test_first_page_does_not_import_litellm_or_whisper():
     assert result.stdout.strip().splitlines()[-1] == "[]"
 
 
+@pytest.mark.slow
 def test_mock_interview_loop_with_summary_and_history():
     at = app()
     at.switch_page("coach/ui/pages/interview.py").run()
@@ -106,6 +109,7 @@ def test_mock_interview_loop_with_summary_and_history():
     assert "Utilization went from 40% to 83%" in texts(at)
 
 
+@pytest.mark.slow
 def test_refresh_resumes_the_session_from_the_url():
     at = app()
     at.switch_page("coach/ui/pages/practice.py").run()
@@ -174,6 +178,7 @@ def _pending_turn(session_id):
     return PracticeEngine(default_library(), open_store()).load(session_id).pending
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "name, data, message",
     [
@@ -194,6 +199,7 @@ def test_bad_recording_is_kept_and_explained(name, data, message):
     assert pending.answer_text is None  # nothing was scored; the user can record again or type
 
 
+@pytest.mark.slow
 def test_a_recording_is_scored_and_followed_up_at_once_then_corrected():
     """One gesture: the recording is saved, transcribed, scored and followed up with no other
     click; "Correct the transcript and re-score" replaces the answer, keeping the old one."""
@@ -343,6 +349,7 @@ def test_history_chart_shows_every_session():
     assert spec["encoding"]["x"]["type"] == "ordinal" and spec["encoding"]["x"]["field"] == "session"
 
 
+@pytest.mark.slow
 def test_typed_draft_survives_a_recording():
     at = _start_interview()
     session_id = at.query_params["session"]
@@ -383,6 +390,7 @@ def test_over_long_paste_stays_in_the_box_and_is_not_rescored():
     assert _pending_turn(session_id).scorecard_json is None
 
 
+@pytest.mark.slow
 def test_ending_asks_first_and_an_empty_session_does_not_count():
     at = _start_interview()
     session_id = at.query_params["session"]

@@ -15,11 +15,12 @@ import numpy as np
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from conftest_audio import COACH, REPO, fixture, mono_wav, wav_bytes  # noqa: E402
+from conftest_audio import fixture, mono_wav, wav_bytes  # noqa: E402
 
 from coach import audio, stt  # noqa: E402
 from coach.config import load_settings  # noqa: E402
 from coach.errors import AudioError, CoachError  # noqa: E402
+from tests.coach_cli import run  # noqa: E402
 
 
 def no_model(**changes):
@@ -114,6 +115,7 @@ def test_a_file_with_no_audio_track():
         stt.transcribe(png, no_model())
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["korean.ogg", "german.ogg"])
 def test_non_english_speech_is_refused(name):
     """tiny.en cannot detect a language; its own low confidence (or repetition loops) on
@@ -123,6 +125,7 @@ def test_non_english_speech_is_refused(name):
     assert str(caught.value) == stt.NOT_ENGLISH
 
 
+@pytest.mark.slow
 def test_english_read_by_a_korean_voice_is_still_english(tmp_path):
     """Accented English must not be refused: espeak-ng's Korean voice reading English."""
     wav = tmp_path / "accent.wav"
@@ -147,8 +150,7 @@ def test_english_read_by_a_korean_voice_is_still_english(tmp_path):
 def test_cli_prints_one_line_and_fails(tmp_path, make, message):
     path = tmp_path / "bad.wav"
     make(path)
-    result = subprocess.run([COACH, "transcribe", str(path), "--format", "json"],
-                            capture_output=True, text=True, cwd=REPO, timeout=60)
+    result = run("transcribe", str(path), "--format", "json")
     assert result.returncode != 0
     assert result.stdout == ""
     lines = result.stderr.strip().splitlines()

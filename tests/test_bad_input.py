@@ -2,8 +2,8 @@
 `coach` (never a traceback), a message in place in the app, and nothing is lost.
 
 Real parts throughout: real files (links, folders, bytes that are not UTF-8), real SQLite
-files, the real `coach` command (as a subprocess, or its `main()` in-process where only the
-exit code and stderr matter), real audio made with tests/conftest_audio.py, a real closed
+files, the real `coach` command (its `main()` in this process with stdin, stdout and the
+environment of a process: tests/coach_cli.py), real audio made with tests/conftest_audio.py, a real closed
 port as the LLM that does not answer."""
 
 from __future__ import annotations
@@ -47,7 +47,8 @@ from coach.errors import (  # noqa: E402
 )
 from coach.session import PracticeEngine  # noqa: E402
 from coach.store import Store, save_audio_file  # noqa: E402
-from tests.conftest import COACH, REPO  # noqa: E402
+from tests.coach_cli import run  # noqa: E402
+from tests.conftest import REPO  # noqa: E402
 
 CARD = "status-update"
 INTERVIEW = "gpu-cluster-optimization"
@@ -56,10 +57,8 @@ HUGE = "I finished the migration. " * 1000  # 26,000 characters: over the 20,000
 
 
 def coach(*args, input=None, env=None):
-    """The real command as a subprocess, with this worktree's code."""
-    environment = {**os.environ, "PYTHONPATH": str(REPO), **(env or {})}
-    return subprocess.run([COACH, *args], capture_output=True, text=True, input=input, env=environment,
-                          cwd=REPO, timeout=120)
+    """The command in this process (tests/coach_cli.py), `env` added to the environment."""
+    return run(*args, input=input, env={**os.environ, **(env or {})})
 
 
 def run_main(capsys, *args) -> tuple[int, str, str]:
@@ -186,6 +185,7 @@ def test_app_with_a_bad_setting_shows_one_message_in_place(monkeypatch):
         "unable to parse string as a number (fix or unset the variable)"]
 
 
+@pytest.mark.slow
 def test_the_app_listens_on_loopback_only(tmp_path):
     """`streamlit run app.py` with no flags: .streamlit/config.toml binds it to 127.0.0.1."""
     with socket.socket() as probe:
@@ -232,6 +232,7 @@ HOSTILE = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", list(HOSTILE))
 def test_session_in_the_url_is_never_rendered_as_markdown(case):
     at = run_page("coach/ui/pages/interview.py", session=HOSTILE[case])
@@ -295,6 +296,7 @@ def test_folder_named_like_a_card_is_one_problem(content):
     assert [str(p) for p in problems] == [f"{content}/meetings/drafts.md:1: a folder, not a text file"]
 
 
+@pytest.mark.slow
 def test_deeply_nested_front_matter_is_one_problem(content):
     (content / "meetings" / "deep.md").write_text("---\nid: " + "[" * 50_000 + "]" * 50_000 + "\n---\n")
     library = load_library([content], [REPO / "personas"])
@@ -314,6 +316,7 @@ def test_missing_content_folder_is_named(tmp_path):
     assert [str(p) for p in library.problems] == [f"{tmp_path}/absent:1: no such file or folder"]
 
 
+@pytest.mark.slow
 def test_validate_lists_each_broken_file_once(content):
     (content / "meetings" / "gone.md").symlink_to("nowhere.md")
     (content / "meetings" / "latin1.md").write_bytes(b"---\nid: x\n\xff\n---\n")
@@ -679,12 +682,14 @@ def test_a_1_gb_file_is_refused_without_reading_it_whole(header, tmp_path):
     assert int(peak_mib) < 500, f"peak memory {peak_mib} MiB"
 
 
+@pytest.mark.slow
 @pytest.mark.usefixtures("speech_model")
 def test_8_khz_english_is_transcribed():
     transcript = stt.transcribe(mono_wav(fixture("answer.flac"), 8000))
     assert "efficiency" in transcript.text and "91" in transcript.text
 
 
+@pytest.mark.slow
 @pytest.mark.usefixtures("speech_model")
 @pytest.mark.parametrize("name", ["german.ogg", "korean.ogg"])
 def test_8_khz_other_languages_are_still_refused(name):
@@ -696,6 +701,7 @@ def test_8_khz_other_languages_are_still_refused(name):
 # --- the LLM edge ----------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_llm_retries_work_without_a_missing_library(monkeypatch, caplog):
     """COACH_LLM_RETRIES > 0 makes litellm retry with tenacity, a dependency now."""
     from coach.llm import complete_text
@@ -713,6 +719,7 @@ def test_llm_retries_work_without_a_missing_library(monkeypatch, caplog):
     assert "tenacity" not in caplog.text
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("page", ["coach/ui/pages/practice.py", "coach/ui/pages/interview.py",
                                   "coach/ui/pages/history.py", "coach/ui/pages/library.py",
                                   "coach/ui/pages/read_aloud.py"])

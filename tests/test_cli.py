@@ -1,13 +1,13 @@
-"""The command-line contracts of DESIGN.md, run as a user or another tool would run them."""
+"""The command-line contracts of DESIGN.md, run as a user or another tool would run them: in this
+process (tests/coach_cli.py), and as a real process where only a process can show it."""
 
 from __future__ import annotations
 
 import json
-import subprocess
 
 import pytest
 
-from tests.conftest import COACH, REPO
+from tests.coach_cli import run, run_process
 
 SEED_CRITERIA = {
     "gpu-cluster-optimization": ["optimization_experience", "problem_solving", "measured_results", "teamwork",
@@ -18,8 +18,8 @@ SEED_CRITERIA = {
 }
 
 
-def coach(*args, input=None):
-    return subprocess.run([COACH, *args], capture_output=True, text=True, input=input, cwd=REPO, timeout=120)
+def coach(*args, input=None, env=None):
+    return run(*args, input=input, env=env)
 
 
 def test_cards_json_lists_seed_cards_with_exact_criteria():
@@ -74,6 +74,7 @@ def test_score_jsonl_echoes_ids_one_line_each(tmp_path):
     assert outputs[0]["criteria"]["appropriate"]["met"] and not outputs[2]["criteria"]["polite"]["met"]
 
 
+@pytest.mark.slow
 def test_a_long_jsonl_batch_keeps_its_order_and_its_bad_lines_across_worker_processes(tmp_path):
     """Five chunks of lines: the first is scored in the process, the rest in forked workers
     (one per core); results still come in input order and each bad line is named."""
@@ -86,7 +87,7 @@ def test_a_long_jsonl_batch_keeps_its_order_and_its_bad_lines_across_worker_proc
              for i in range(count)]
     batch = tmp_path / "batch.jsonl"
     batch.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    result = coach("score", "--card", "video-call-essentials", "--jsonl", str(batch))
+    result = run_process("score", "--card", "video-call-essentials", "--jsonl", str(batch))  # forks workers
     assert result.returncode == 2
     outputs = [json.loads(line) for line in result.stdout.splitlines()]
     assert [o["id"] for o in outputs] == [i for i in range(count) if i not in bad]
@@ -121,12 +122,31 @@ def test_score_llm_against_a_closed_port_is_deterministic_and_says_so():
     env = {**os.environ, "COACH_LLM_MODEL": "openai/absent", "COACH_LLM_API_BASE": "http://127.0.0.1:9/v1",
            "COACH_LLM_TIMEOUT": "3"}
     text = "I finished the schema changes. Next week I'll migrate the jobs."
-    args = [COACH, "score", "--card", "status-update", "--text", text, "--format", "json"]
-    plain = json.loads(subprocess.run(args, capture_output=True, text=True, cwd=REPO, env=env).stdout)
+    args = ["score", "--card", "status-update", "--text", text, "--format", "json"]
+    plain = json.loads(coach(*args, env=env).stdout)
     start = time.monotonic()
-    result = subprocess.run([*args, "--llm"], capture_output=True, text=True, cwd=REPO, env=env, timeout=60)
+    result = coach(*args, "--llm", env=env)
     assert result.returncode == 0
     assert time.monotonic() - start < 30
     with_llm = json.loads(result.stdout)
     assert with_llm["llm"]["status"] == "unavailable"
     assert with_llm["criteria"] == plain["criteria"] and with_llm["overall"] == plain["overall"]
+
+
+def test_each_command_is_mapped_to_the_module_that_registers_it():
+    """`coach X` imports only X's module (start-up time): COMMANDS must name the right one."""
+    import argparse
+    import importlib
+
+    from coach.cli import COMMAND_MODULES, COMMANDS
+
+    registered = {}
+    for name in COMMAND_MODULES:
+        try:
+            module = importlib.import_module(name)
+        except ModuleNotFoundError:
+            continue
+        sub = argparse.ArgumentParser().add_subparsers()
+        module.register(sub)
+        registered.update(dict.fromkeys(sub.choices, name))
+    assert {c: COMMANDS.get(c) for c in registered} == registered

@@ -106,6 +106,7 @@ def test_two_writers_scoring_one_saved_answer_ask_one_next_prompt(writers, monke
     assert unused_answers(a, view.pending.id) == []  # the same text: nothing to keep twice
 
 
+@pytest.mark.slow
 def test_two_practice_processes_on_one_session(tmp_path):
     """The issue's case with real processes: A shows the prompt and waits for a line; B answers
     it and exits; A's answer then comes: A is refused in one line, exit 2, its text kept."""

@@ -32,6 +32,7 @@ def test_every_card_has_whole_lines_to_read(card_id):
         assert lines[0].source == "Key phrase"
 
 
+@pytest.mark.slow
 @needs_espeak
 def test_a_reading_shows_the_words_that_did_not_come_through(tmp_path, settings):  # noqa: F811
     from coach.drills import read_aloud
@@ -46,6 +47,7 @@ def test_a_reading_shows_the_words_that_did_not_come_through(tmp_path, settings)
     assert wrong.score < right.score
 
 
+@pytest.mark.slow
 def test_the_page_lists_a_cards_lines_with_their_audio():
     at = app()
     at.switch_page("coach/ui/pages/read_aloud.py").run()

@@ -53,6 +53,7 @@ def accuracy(library, name):
     return {cid: ok / n for cid, (ok, n) in per_criterion.items()}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(THRESHOLDS))
 def test_per_criterion_accuracy(library, name):
     scores = accuracy(library, name)

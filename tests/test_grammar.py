@@ -79,6 +79,7 @@ def test_keywords_that_fooled_the_scorer_no_longer_give_credit(card_id, turn, te
     assert not _verdict(card_id, turn, text, criterion)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "card_id,text,criterion",
     [

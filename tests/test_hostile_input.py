@@ -1,6 +1,7 @@
 """Hostile input and faults the first bad-input round missed (issue 18): bytes that are not
 UTF-8, an in-memory database, content files that would hang or exhaust memory, answer files
-that never end, a deleted database. Every case is the real `coach` command in a process: one
+that never end, a deleted database. Every case is the `coach` command, in this process
+(tests/coach_cli.py) or, where the locale, bytes in argv or a pipe matter, as a real process: one
 line on stderr, exit 2, nothing stored lost."""
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from conftest_audio import fixture, mono_wav, speech_model, wav_bytes  # noqa: E402, F401
 
+from tests.coach_cli import run  # noqa: E402
 from tests.conftest import COACH, REPO  # noqa: E402
 
 CARD = "status-update"
@@ -29,6 +31,11 @@ GOOD = "Yesterday I finished the schema. Next I will migrate the data. I am bloc
 
 
 def coach(*args, input=None, env=None, timeout=120) -> subprocess.CompletedProcess:
+    """The command in this process; `env` adds to the environment; `input` may be bytes."""
+    return run(*args, input=input, env={**os.environ, **(env or {})})
+
+
+def coach_process(*args, input=None, env=None, timeout=120) -> subprocess.CompletedProcess:
     """The real command; `args` and `input` may be bytes (bytes that are not UTF-8 included)."""
     environment = {**os.environ, "PYTHONPATH": str(REPO), **(env or {})}
     binary = isinstance(input, bytes) or any(isinstance(a, bytes) for a in args)
@@ -55,11 +62,12 @@ def history(env) -> list[dict]:
 # --- 4. bytes that are not UTF-8 -------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("locale", ["C.UTF-8", "C"])
 def test_practice_keeps_a_non_utf8_answer_and_every_line_after_it(locale, tmp_path):
     env = {"COACH_DATA_DIR": str(tmp_path), "LC_ALL": locale, "PYTHONIOENCODING": ""}
     answer = b"Yesterday I finished the caf\xe9 schema."
-    result = coach("practice", "--card", INTERVIEW, input=answer + b"\n" + GOOD.encode() + b"\n", env=env)
+    result = coach_process("practice", "--card", INTERVIEW, input=answer + b"\n" + GOOD.encode() + b"\n", env=env)
     assert result.returncode == 2
     assert one_line(result.stderr) == (
         "coach: answer 1: not UTF-8 text (byte 0xe9); it was kept with the bad bytes replaced by U+FFFD")
@@ -71,7 +79,7 @@ def test_practice_keeps_a_non_utf8_answer_and_every_line_after_it(locale, tmp_pa
 @pytest.mark.parametrize("command", ["score", "politeness"])
 def test_text_argument_that_is_not_utf8_is_one_line(command):
     args = ("score", "--card", CARD) if command == "score" else ("politeness",)
-    result = coach(*args, "--text", b"Could you check the caf\xe9 order?")
+    result = coach_process(*args, "--text", b"Could you check the caf\xe9 order?")
     assert result.returncode == 2 and result.stdout == ""
     assert one_line(result.stderr) == "coach: --text: not UTF-8 text (byte 0xe9); give it as UTF-8"
 
@@ -154,6 +162,7 @@ def slow_llm_env(server: TricklingServer, timeout: float, retries: int) -> dict:
             "COACH_LLM_TIMEOUT": f"{timeout:g}", "COACH_LLM_RETRIES": str(retries)}
 
 
+@pytest.mark.slow
 def test_llm_call_ends_by_the_deadline_against_a_trickling_server(trickling, monkeypatch):
     from coach.config import load_settings
     from coach.errors import LLMUnavailableError
@@ -170,6 +179,7 @@ def test_llm_call_ends_by_the_deadline_against_a_trickling_server(trickling, mon
     assert trickling.requests >= 1 and elapsed < 3.0, elapsed  # retries included
 
 
+@pytest.mark.slow
 def test_llm_check_and_score_fall_back_by_the_deadline(trickling, tmp_path):
     env = {**slow_llm_env(trickling, 3, 1), "COACH_DATA_DIR": str(tmp_path)}
     check = coach("llm", "check", env=env, timeout=60)
@@ -297,6 +307,7 @@ def test_a_store_whose_file_is_gone_refuses_to_write(how, tmp_path):
         store.list_sessions()
 
 
+@pytest.mark.slow
 def test_practice_stops_when_its_database_is_deleted(tmp_path):
     env = {**os.environ, "PYTHONPATH": str(REPO), "COACH_DATA_DIR": str(tmp_path)}
     process = subprocess.Popen([COACH, "practice", "--card", INTERVIEW], stdin=subprocess.PIPE,
@@ -346,6 +357,7 @@ def interrupted_session(tmp_path, card: str, status: str = "scored") -> str:
     return view.id
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("card, status", [(INTERVIEW, "scored"), (CARD, "scored"), (INTERVIEW, "refused")])
 def test_practice_resumes_a_turn_killed_while_the_follow_up_was_worded(card, status, tmp_path):
     env = {"COACH_DATA_DIR": str(tmp_path)}
@@ -427,6 +439,7 @@ BREAKS = {  # what to change in the card, the line it is on, and the message
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", list(BREAKS))
 def test_a_card_validate_rejects_is_reported_and_never_served(case, content):
     (old, new), line, message = BREAKS[case]
@@ -497,6 +510,7 @@ def open_page(page: str, env: dict, monkeypatch, **query):
     return at
 
 
+@pytest.mark.slow
 def test_an_image_in_a_worded_follow_up_is_never_rendered(tmp_path, monkeypatch):
     """The prompt as a prompt-injected model would have worded it (stored as asked)."""
     from coach.content import default_library
@@ -658,6 +672,7 @@ def test_practice_audio_given_a_folder_says_it_is_a_folder(tmp_path):
     assert one_line(result.stderr) == f"coach: {tmp_path}: {audio.FOLDER.format(path=tmp_path)}"
 
 
+@pytest.mark.slow
 def test_a_linked_pack_folder_is_loaded_and_a_link_loop_ends(content, tmp_path):
     from coach.content import load_library
 
@@ -733,6 +748,7 @@ def test_a_recording_cut_off_early_is_called_cut_off(kind):
     assert str(caught.value).split(" of the ")[1].startswith("4.5 s")
 
 
+@pytest.mark.slow
 @pytest.mark.usefixtures("speech_model")
 def test_a_recording_cut_off_late_is_transcribed_with_a_warning(tmp_path):
     from coach import audio

@@ -17,6 +17,8 @@ from coach import stt  # noqa: E402
 from coach.errors import AudioError  # noqa: E402
 from coach.stt.incremental import BackgroundTranscriber, IncrementalTranscriber  # noqa: E402
 
+pytestmark = pytest.mark.slow  # every test decodes speech as it streams
+
 RATE = 16000
 CHUNK = 960  # 60 ms
 

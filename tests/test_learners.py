@@ -145,6 +145,7 @@ def test_export_holds_the_learners_history_and_reports_only(two):
     assert "the migration" in archive.read(reports[0]).decode()
 
 
+@pytest.mark.slow
 def test_cli_history_and_report_take_the_learner_on_a_shared_database(library, capsys):
     from coach.cli import main as coach_main
 
@@ -177,6 +178,7 @@ def test_cli_history_and_report_take_the_learner_on_a_shared_database(library, c
     assert code == 2 and err.startswith("coach: no learner 'carol@example.com'")
 
 
+@pytest.mark.slow
 def test_history_page_deletes_all_my_data_after_a_confirmation(library):
     """Single-learner mode (no sign-in): the local learner's sessions and recordings go, only
     once the checkbox confirms it."""

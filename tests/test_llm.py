@@ -211,6 +211,7 @@ def run_python(code: str) -> subprocess.CompletedProcess:
     )
 
 
+@pytest.mark.slow
 def test_importing_llm_modules_does_not_import_litellm():
     proc = run_python(
         "import sys\n"
@@ -224,6 +225,7 @@ def test_importing_llm_modules_does_not_import_litellm():
     assert "clean" in proc.stdout
 
 
+@pytest.mark.slow
 def test_without_a_configured_model_nothing_is_imported_or_called():
     proc = run_python(
         "import sys\n"

@@ -143,6 +143,7 @@ def test_app_without_a_model_says_so_and_the_buttons_are_off():
     assert llm_suggest.NEEDS_LLM in texts(at)
 
 
+@pytest.mark.slow
 def test_app_suggestions_are_kept_or_dropped_before_they_become_cards(fake, monkeypatch):
     monkeypatch.setenv("COACH_LLM_MODEL", "openai/fake-model")
     monkeypatch.setenv("COACH_LLM_API_BASE", fake.api_base)

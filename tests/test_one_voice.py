@@ -106,6 +106,7 @@ def _engine():
     return state.engine()
 
 
+@pytest.mark.slow
 def test_the_persona_follows_the_card_unless_chosen_for_that_card():
     at = app()
     at.switch_page("coach/ui/pages/practice.py").run()
@@ -374,18 +375,16 @@ def test_the_app_and_coach_report_say_the_summary_in_the_same_words():
 
 
 def test_coach_practice_prints_labels_not_ids(tmp_path):
-    import subprocess
+    from tests.coach_cli import run
 
-    from tests.conftest import COACH, REPO
-
-    result = subprocess.run([COACH, "practice", "--card", "status-update"], input=STATUS + "\n", text=True,
-                            capture_output=True, cwd=REPO, timeout=120,
-                            env={"COACH_DATA_DIR": str(tmp_path), "PATH": "/usr/bin:/bin"})
+    result = run("practice", "--card", "status-update", input=STATUS + "\n",
+                 env={"COACH_DATA_DIR": str(tmp_path), "PATH": "/usr/bin:/bin"})
     assert result.returncode == 0, result.stderr
     line = next(x for x in result.stdout.splitlines() if x.startswith("Scorecard:"))
     assert "added: Context, Progress, Next steps" in line and "blocker_or_ask" not in line, line
 
 
+@pytest.mark.slow
 def test_sending_an_answer_in_the_app_loads_the_session_once(monkeypatch):
     from coach.store import Store
 
@@ -448,6 +447,7 @@ def test_hidden_text_never_claims_the_persona_is_still_speaking(monkeypatch):
     assert "is speaking" not in body and "Anya Kovalenko's line" in body
 
 
+@pytest.mark.slow
 def test_a_recording_recovered_after_a_reload_is_transcribed_by_the_engine_and_kept():
     import os
     import time

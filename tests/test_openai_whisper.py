@@ -11,7 +11,6 @@ import dataclasses
 import importlib.util
 import json
 import struct
-import subprocess
 import sys
 import threading
 from pathlib import Path
@@ -26,13 +25,15 @@ pytestmark = pytest.mark.skipif(
     "pip install torch==2.13.0 (the CPU build); pip install --no-deps openai-whisper==20250625; "
     "pip install more-itertools numba tiktoken tqdm (benchmarks/README.md)",
 )
+pytestmark = [pytestmark, pytest.mark.slow]  # slow: torch and the openai-whisper model
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from conftest_audio import ASSETS, COACH, REPO, normalise  # noqa: E402
+from conftest_audio import ASSETS, REPO, normalise  # noqa: E402
 
 from coach import stt  # noqa: E402
 from coach.config import load_settings  # noqa: E402
 from coach.errors import AudioError  # noqa: E402
+from tests.coach_cli import run  # noqa: E402
 
 TINY_EN_DIMS = {
     "n_mels": 80, "n_audio_ctx": 1500, "n_audio_state": 384, "n_audio_head": 6,
@@ -143,10 +144,7 @@ def test_jfk_through_coach_stt(checkpoint):
 def test_cli_json_with_openai_whisper(checkpoint, monkeypatch):
     monkeypatch.setenv("COACH_STT_ENGINE", "openai-whisper")
     monkeypatch.setenv("COACH_STT_MODEL", str(checkpoint))
-    result = subprocess.run(
-        [COACH, "transcribe", str(ASSETS / "jfk.flac"), "--format", "json"],
-        capture_output=True, text=True, cwd=REPO, timeout=120,
-    )
+    result = run("transcribe", str(ASSETS / "jfk.flac"), "--format", "json")  # in this process: tests/coach_cli.py
     assert result.returncode == 0, result.stderr
     data = json.loads(result.stdout)
     assert {"text", "duration", "language", "segments", "words_per_minute"} <= set(data)

@@ -49,6 +49,7 @@ def engine():
     return PracticeEngine(library_for(settings), open_store(settings.database_url), settings)
 
 
+@pytest.mark.slow
 def test_own_story_starts_at_once_and_follows_up_on_what_is_missing():
     at = own(app(), STORY)
     session_id = at.query_params["session"]
@@ -84,6 +85,7 @@ def test_several_questions_make_one_card_each_and_the_first_is_practised():
     assert "Your own cards (2)" in texts(at)
 
 
+@pytest.mark.slow
 def test_meeting_move_and_concept_go_to_their_pages_with_their_rubric():
     at = own(app(), "Tomorrow I have to tell the team my migration slips two weeks.", kind="meeting",
              move="status-update")
@@ -128,6 +130,7 @@ def test_bad_question_is_one_message_and_the_box_keeps_the_text(questions, messa
     assert not cards_dir().exists() or not list(cards_dir().glob("*.md"))
 
 
+@pytest.mark.slow
 def test_a_duplicate_title_is_refused_and_nothing_is_lost():
     own(app(), STORY)
     at = own(app(), STORY)
@@ -149,6 +152,7 @@ def test_unwritable_data_dir_is_one_message_and_keeps_the_text():
     assert at.text_area(key="own-questions").value == STORY
 
 
+@pytest.mark.slow
 def test_edit_rename_and_delete_in_the_library_keep_past_sessions_readable():
     at = own(app(), STORY)
     session_id = at.query_params["session"]
@@ -189,6 +193,7 @@ def _kind_of(rubric: str) -> tuple[str, str | None]:
     return (rubric, None) if rubric in ("story", "concept") else ("meeting", rubric)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("rubric", ["story", "concept", "status-update", "disagreement", "clarifying", "summary",
                                     "speaking-up"])
 def test_every_rubric_made_practised_seen_in_history_deleted_and_still_readable(rubric, library):

@@ -1,5 +1,6 @@
-"""The learner's own cards (issue 20): `coach card new|edit|rm|list` as real processes, the
-personal cards practised, scored, listed, validated and removed with their sessions still readable."""
+"""The learner's own cards (issue 20): `coach card new|edit|rm|list` (in this process, with a
+process's stdin, stdout and environment: tests/coach_cli.py), the personal cards practised, scored,
+listed, validated and removed with their sessions still readable."""
 
 from __future__ import annotations
 
@@ -7,7 +8,6 @@ import json
 import os
 import re
 import stat
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -15,7 +15,8 @@ import yaml
 
 from coach.content import load_library
 from coach.personal import RUBRICS
-from tests.conftest import COACH, REPO
+from tests.coach_cli import run
+from tests.conftest import REPO
 
 STORY_QUESTION = "How did you cut inference serving cost at your last job?"
 
@@ -41,8 +42,7 @@ def env(tmp_path):
 
 
 def coach(env, *args, input=None):
-    return subprocess.run([COACH, *args], capture_output=True, text=True, input=input, env=env, cwd=REPO,
-                          timeout=180)
+    return run(*args, input=input, env=env)
 
 
 def new_card(env, rubric, *questions, extra=()):
@@ -60,6 +60,7 @@ def one_line_exit_2(result):
     return lines[0]
 
 
+@pytest.mark.slow
 def test_every_rubric_makes_a_valid_personal_card_listed_as_personal(env, tmp_path):
     made = {}
     for rubric, (question, criteria) in QUESTIONS.items():
@@ -113,6 +114,7 @@ def test_several_questions_one_card_each_and_duplicate_titles_get_unique_ids(env
     assert len(ids) == len(set(ids)) == 5
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("args, message", [
     (["--rubric", "story", "--question", ""], "empty"),
     (["--rubric", "story", "--question", "   \n  "], "empty"),
@@ -166,6 +168,7 @@ def test_markdown_and_html_in_the_question_stay_text(env):
     assert coach(env, "validate").returncode == 0
 
 
+@pytest.mark.slow
 def test_personal_story_practised_end_to_end_then_removed_with_its_session_readable(env, library):
     [out] = new_card(env, "story", STORY_QUESTION)
     card_id = out["id"]
@@ -219,6 +222,7 @@ def test_concept_card_scores_the_learners_terms(env):
     assert not any(c["met"] for c in weak["criteria"].values())
 
 
+@pytest.mark.slow
 def test_meeting_move_practised_with_follow_ups(env, library):
     [out] = new_card(env, "status-update", "Tomorrow I have to tell the team my migration slips two weeks.")
     strong = library.card("status-update").model_answers[0].text
@@ -230,6 +234,7 @@ def test_meeting_move_practised_with_follow_ups(env, library):
     assert "Criteria met: 4 of 4" in result.stdout
 
 
+@pytest.mark.slow
 def test_edit_keeps_the_id_and_refuses_built_in_cards(env):
     [out] = new_card(env, "concept", "What is tensor parallelism?", extra=["--terms", "all-reduce"])
     edited = coach(env, "card", "edit", out["id"], "--question", "What is sequence parallelism?",
@@ -247,6 +252,7 @@ def test_edit_keeps_the_id_and_refuses_built_in_cards(env):
     assert Path(out["path"]).read_text(encoding="utf-8") == text  # a refused edit changes nothing
 
 
+@pytest.mark.slow
 def test_a_broken_personal_file_is_reported_and_skipped(env, tmp_path):
     [out] = new_card(env, "story", STORY_QUESTION)
     broken = tmp_path / "data" / "cards" / "my-broken.md"
@@ -288,6 +294,7 @@ CONCEPT_ANSWER = ("Paged attention stores the KV cache in fixed-size blocks, and
                   "extra lookup in the kernel, but compared with contiguous allocation it wastes far less memory.")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("rubric", list(QUESTIONS))
 def test_each_rubric_practised_to_the_end_then_removed_with_history_readable(rubric, library, tmp_path):
     """In the engine: a weak answer gets a follow-up, a strong one meets every criterion, the

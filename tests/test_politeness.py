@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
 
 import pytest
 
@@ -13,7 +12,8 @@ from scoring import politeness
 from scoring.detectors.base import pattern_data
 from scoring.detectors.meeting import Politeness
 from scoring.text import Answer
-from tests.conftest import COACH, REPO
+from tests.coach_cli import run
+from tests.conftest import REPO
 from tests.politeness_corpus import corpus_path, load, quartile_task, split
 
 # Measured on the test part (648 top/bottom-quartile requests): 0.812 (2026-12-04, with what makes a
@@ -30,7 +30,7 @@ needs_corpus = pytest.mark.skipif(
 
 
 def coach(*args, input=None):
-    return subprocess.run([COACH, *args], capture_output=True, text=True, input=input, cwd=REPO, timeout=120)
+    return run(*args, input=input)  # in this process (tests/coach_cli.py)
 
 
 def one_line_error(result):
@@ -378,6 +378,7 @@ def test_split_is_fixed_and_disjoint():
     assert not dev & test and len(dev) == 3047 and len(test) == 1306 and parts["seed"] == 20130804
 
 
+@pytest.mark.slow
 @needs_corpus
 def test_held_out_accuracy_on_the_test_part():
     requests = load(corpus_path())
@@ -389,6 +390,7 @@ def test_held_out_accuracy_on_the_test_part():
     assert accuracy >= TEST_ACCURACY - MARGIN, f"test-part accuracy {accuracy:.3f}"
 
 
+@pytest.mark.slow
 @needs_corpus
 def test_weights_are_reproduced_by_the_fit_script():
     import importlib.util

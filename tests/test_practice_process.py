@@ -1,4 +1,5 @@
-"""`coach practice` as a process: answers from stdin, killed mid-session, resumed."""
+"""`coach practice`: answers from stdin (in this process, as tests/coach_cli.py runs it), killed
+mid-session (a real process, SIGKILL), resumed."""
 
 from __future__ import annotations
 
@@ -8,6 +9,9 @@ import signal
 import subprocess
 import time
 
+import pytest
+
+from tests import coach_cli
 from tests.conftest import COACH, REPO
 
 ANSWERS = [
@@ -17,7 +21,7 @@ ANSWERS = [
 
 
 def run(args, env, input=None, timeout=120):
-    return subprocess.run([COACH, *args], input=input, capture_output=True, text=True, env=env, cwd=REPO, timeout=timeout)
+    return coach_cli.run(*args, input=input, env=env)
 
 
 def test_practice_from_stdin_then_history(tmp_path):
@@ -36,6 +40,7 @@ def test_practice_from_stdin_then_history(tmp_path):
     assert all(t["scorecard"]["criteria"] for t in answered)
 
 
+@pytest.mark.slow
 def test_killed_process_loses_no_answer_and_resumes(tmp_path):
     env = {**os.environ, "COACH_DATA_DIR": str(tmp_path)}
     process = subprocess.Popen([COACH, "practice", "--card", "gpu-cluster-optimization"], stdin=subprocess.PIPE,

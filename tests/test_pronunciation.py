@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from coach import pronunciation as pron
-from tests.conftest_audio import ASSETS, COACH, FIXTURES
+from tests.coach_cli import run
+from tests.conftest_audio import ASSETS, FIXTURES
 
 needs_espeak = pytest.mark.skipif(not shutil.which("espeak-ng"), reason="espeak-ng is missing")
 
@@ -81,6 +82,7 @@ def test_heard_in_place_pairs_substitutions_word_for_word():
     assert pron._heard_in_place(meant, heard)[:3] == [None, None, None]
 
 
+@pytest.mark.slow
 @needs_espeak
 def test_a_read_line_flags_the_respelled_words_with_what_was_heard(tmp_path, model, settings):
     from coach import audio as audio_mod
@@ -103,6 +105,7 @@ def test_a_read_line_flags_the_respelled_words_with_what_was_heard(tmp_path, mod
     assert clean.flagged == [] and clean.score == 1.0
 
 
+@pytest.mark.slow
 @needs_espeak
 def test_a_given_line_is_scored_never_refused_as_another_language(tmp_path, settings):
     """Issue 28, item 5: a reading of the line that was asked for is scored, however heavy the
@@ -141,6 +144,7 @@ def test_one_truth_terms_as_written_numbers_not_words_and_the_flag_on_the_change
     assert right.flagged == [] and right.score == 1.0
 
 
+@pytest.mark.slow
 def test_the_human_clip_read_as_a_free_answer_flags_nothing(model, settings):
     from coach import audio as audio_mod
     from coach import stt
@@ -157,12 +161,12 @@ def test_the_human_clip_read_as_a_free_answer_flags_nothing(model, settings):
     assert all(0 <= w.score <= 1 for w in result.words)
 
 
+@pytest.mark.slow
 @needs_espeak
 def test_coach_pronounce_json(tmp_path, settings):
     path = speak(SAID, tmp_path / "said.wav")
     env = {"COACH_DATA_DIR": str(tmp_path / "data"), "PATH": "/usr/bin:/bin"}
-    done = subprocess.run([COACH, "pronounce", str(path), "--text", MEANT, "--format", "json"],
-                          capture_output=True, text=True, env=env, timeout=300)
+    done = run("pronounce", str(path), "--text", MEANT, "--format", "json", env=env)
     assert done.returncode == 0, done.stderr
     out = json.loads(done.stdout)
     assert out["text"] == MEANT and 0 <= out["score"] < 1
@@ -171,12 +175,12 @@ def test_coach_pronounce_json(tmp_path, settings):
     assert words["screen"]["flag"] and words["screen"]["tip"] and words["screen"]["heard"]
     assert not words["Please"]["flag"] and "tip" not in words["Please"]
 
-    silent = subprocess.run([COACH, "pronounce", str(FIXTURES / "silence.flac"), "--format", "json"],
-                            capture_output=True, text=True, env=env, timeout=300)
+    silent = run("pronounce", str(FIXTURES / "silence.flac"), "--format", "json", env=env)
     assert silent.returncode != 0 and silent.stdout == ""
     assert len(silent.stderr.strip().splitlines()) == 1
 
 
+@pytest.mark.slow
 def test_a_voice_turn_keeps_its_pronunciation_with_the_transcript(library, tmp_path, settings):
     from coach.session import PracticeEngine
     from coach.store import Store
@@ -190,6 +194,7 @@ def test_a_voice_turn_keeps_its_pronunciation_with_the_transcript(library, tmp_p
     assert kept.text == result.transcript.text and kept.score == 1.0
 
 
+@pytest.mark.slow
 def test_the_live_path_makes_each_segments_reference_while_the_user_speaks(library, tmp_path, settings):
     import numpy as np
 
@@ -230,6 +235,7 @@ def test_line_around_a_word_stays_in_its_sentence():
     assert pron.line_around(result, words.index("ploblem"), reach=1) == "main ploblem was"
 
 
+@pytest.mark.slow
 @needs_espeak
 def test_say_it_again_right_clears_the_word_and_wrong_does_not(tmp_path, settings):
     line = "I shared my screen with the team"

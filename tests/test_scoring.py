@@ -119,6 +119,7 @@ def test_trivial_answers_score_nothing(library, text):
             assert not any(r.met for r in result.criteria.values()), (card.id, turn.id)
 
 
+@pytest.mark.slow
 def test_evidence_is_always_verbatim(library):
     texts = [a.text for c in library.cards.values() for a in c.model_answers]
     texts += ["so i profiled it and utilization went from forty to eighty three percent, my teammate did the rest"]
@@ -147,6 +148,7 @@ def test_odd_input_never_crashes(gpu, text):
         assert all(q in text for q in r.evidence)
 
 
+@pytest.mark.slow
 def test_long_answer_is_scored_on_a_prefix_and_says_so(gpu):
     text = "I rewrote the jit boundaries and utilization went from 40% to 83%. " + "x " * 60_000
     result = scoring.score(gpu, None, text)

@@ -21,6 +21,8 @@ from test_bad_input import _listening_addresses  # noqa: E402
 from coach.access import auth_configured, is_loopback, serving_refusal  # noqa: E402
 from tests.conftest import COACH, REPO  # noqa: E402
 
+pytestmark = pytest.mark.slow  # app servers and coach serve processes
+
 AUTH = """[auth]
 redirect_uri = "http://127.0.0.1:8501/oauth2callback"
 cookie_secret = "a-long-random-string-only-the-server-knows"

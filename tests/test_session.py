@@ -194,6 +194,7 @@ def test_bad_input_loses_nothing(engine, library):
         engine.start("status-update", "nobody")
 
 
+@pytest.mark.slow
 def test_eight_sessions_at_once_stay_apart(library, database_url):
     store = Store(database_url)
     errors, ids = [], {}

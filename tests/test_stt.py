@@ -19,7 +19,6 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from conftest_audio import (  # noqa: E402
     ASSETS,
-    COACH,
     REPO,
     decode_int16,
     fixture,
@@ -35,8 +34,10 @@ from coach.config import load_settings  # noqa: E402
 from coach.errors import SpeechModelError  # noqa: E402
 from scoring.delivery import measure  # noqa: E402
 from scoring.text import Answer  # noqa: E402
+from tests.coach_cli import run  # noqa: E402
 
 pytestmark = pytest.mark.usefixtures("speech_model")
+pytestmark = [pytestmark, pytest.mark.slow]  # slow: every test transcribes with the speech model
 
 
 def settings(**changes):
@@ -127,10 +128,7 @@ def test_wer_on_real_human_speech():
 
 
 def test_transcribe_json_contract_via_cli(tmp_path):
-    result = subprocess.run(
-        [COACH, "transcribe", str(fixture("answer.flac")), "--format", "json"],
-        capture_output=True, text=True, cwd=REPO, timeout=120,
-    )
+    result = run("transcribe", str(fixture("answer.flac")), "--format", "json")
     assert result.returncode == 0, result.stderr
     data = json.loads(result.stdout)
     assert {"text", "duration", "language", "segments", "words_per_minute"} <= set(data)
@@ -143,10 +141,7 @@ def test_transcribe_json_contract_via_cli(tmp_path):
 
 
 def test_transcribe_text_via_cli():
-    result = subprocess.run(
-        [COACH, "transcribe", str(fixture("answer.ogg")), "--format", "text"],
-        capture_output=True, text=True, cwd=REPO, timeout=120,
-    )
+    result = run("transcribe", str(fixture("answer.ogg")), "--format", "text")
     assert result.returncode == 0, result.stderr
     assert "91" in result.stdout and result.stdout.count("\n") == 1
 

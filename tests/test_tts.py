@@ -111,6 +111,7 @@ def test_a_line_started_while_espeak_is_still_busy_is_spoken_whole():
         assert read_wav(data)[2] > 0.8
 
 
+@pytest.mark.slow
 def test_the_voice_is_never_changed_while_espeak_is_speaking(monkeypatch):
     """espeak-ng's ListVoices and SetVoiceByName rewrite the tables its queue thread speaks
     from: called mid-line they crashed the test run with a segfault. Record, for every such
@@ -164,6 +165,7 @@ def test_empty_text_is_refused():
         tts.synthesize("   ")
 
 
+@pytest.mark.slow
 def test_spoken_line_round_trips_through_speech_to_text():
     from coach import stt
 
@@ -172,6 +174,7 @@ def test_spoken_line_round_trips_through_speech_to_text():
     assert "screen" in transcript.text.lower(), transcript.text
 
 
+@pytest.mark.slow
 def test_cli_speak_keeps_stdout_clean(tmp_path):
     out = tmp_path / "line.wav"
     result = subprocess.run(
@@ -189,6 +192,7 @@ def test_settings_cache_dir_is_used(tmp_path):
     assert list((tmp_path / "elsewhere" / "tts-cache").glob("*.wav"))
 
 
+@pytest.mark.slow
 def test_missing_espeak_library_is_one_clear_line(tmp_path):
     """A real machine without libespeak-ng: a private mount namespace hides the library
     (needs root and unshare; skipped where they are not available)."""

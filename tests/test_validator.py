@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import re
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
 
 from coach.content import load_library
-from tests.conftest import COACH, REPO
+from tests.coach_cli import run
+from tests.conftest import REPO
 
 BROKEN = REPO / "tests" / "fixtures" / "broken"
 PERSONAS = REPO / "tests" / "fixtures" / "personas"
@@ -69,7 +69,7 @@ def test_valid_cards_still_load_beside_broken_ones():
 
 
 def test_cli_validate_repo_is_clean():
-    result = subprocess.run([COACH, "validate"], capture_output=True, text=True, cwd=REPO)
+    result = run("validate")
     assert result.returncode == 0, result.stdout + result.stderr
     assert result.stdout.startswith("ok:")
 
@@ -83,8 +83,85 @@ def test_cli_validate_broken_copy_prints_path_line(tmp_path):
     lines[level] = "level: expert"
     lines.insert(level + 1, "unexpected_key: 1")
     card.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    result = subprocess.run([COACH, "validate", str(copy)], capture_output=True, text=True, cwd=REPO)
+    result = run("validate", str(copy))
     assert result.returncode == 1
     out = result.stdout.splitlines()
     assert f"{card}:{level + 1}: level: Input should be 'beginner', 'intermediate', 'upper-intermediate' or 'advanced'" in out
     assert f"{card}:{level + 2}: unknown field 'unexpected_key'" in out
+
+
+# --- a card whose scoring fails: `coach validate` says where; loading it does not score it ----------
+
+
+@pytest.fixture
+def card_that_fails_scoring(tmp_path, monkeypatch):
+    """A copy of the status update whose `progress` detector raises when it runs (its params pass
+    every check the loader makes): what an author's mistake the checks miss looks like."""
+    from scoring.detectors.meeting import MeetingMove
+
+    content = tmp_path / "content"
+    shutil.copytree(REPO / "content", content)
+    source = (content / "meetings" / "status-update.md").read_text(encoding="utf-8")
+    broken = source.replace("id: status-update\n", "id: fails-scoring\n", 1).replace(
+        "        move: progress\n", "        move: progress\n        extra_patterns: ['explodes when scored']\n", 1)
+    assert broken.count("explodes when scored") == 1
+    path = content / "meetings" / "fails-scoring.md"
+    path.write_text(broken, encoding="utf-8")
+    detect = MeetingMove.detect
+
+    def failing(self, answer, params, turn_id):
+        if "explodes when scored" in params.extra_patterns:
+            raise RuntimeError("this detector cannot run")
+        return detect(self, answer, params, turn_id)
+
+    monkeypatch.setattr(MeetingMove, "detect", failing)
+    monkeypatch.setenv("COACH_CONTENT_DIR", str(content))
+    return path
+
+
+def test_validate_scores_each_card_and_names_the_one_that_fails(card_that_fails_scoring):
+    path = card_that_fails_scoring
+    line = next(n for n, text in enumerate(path.read_text(encoding="utf-8").splitlines(), 1) if text == "criteria:")
+    result = run("validate")
+    assert result.returncode == 1
+    assert result.stdout.splitlines() == [
+        f"{path}:{line}: scoring turn 'main' fails (RuntimeError: this detector cannot run); check its detector params"]
+    alone = run("validate", str(path))
+    assert alone.returncode == 1 and alone.stdout == result.stdout
+
+
+def test_loading_scores_nothing_and_a_card_that_fails_scoring_does_not_take_anything_down(
+        card_that_fails_scoring, tmp_path):
+    """The library loads without scoring a card (start-up time: `coach validate` checks that), so
+    the card is listed; an answer to it is saved and refused in one message, and every other card
+    still scores."""
+    import scoring
+    from coach.config import load_settings
+    from coach.content import library_for
+    from coach.errors import CoachError
+    from coach.practice import Coach
+    from coach.session import PracticeEngine
+    from coach.store import Store
+
+    calls = []
+    original = scoring.score
+    try:
+        scoring.score = lambda *a, **k: calls.append(a) or original(*a, **k)
+        library = library_for(load_settings())
+    finally:
+        scoring.score = original
+    assert calls == [] and library.problems == []
+    assert "fails-scoring" in library.cards and "status-update" in library.cards
+    listed = run("cards", "--format", "json")
+    assert listed.returncode == 0 and "fails-scoring" in listed.stdout
+    coach = Coach(PracticeEngine(library, Store(f"sqlite:///{tmp_path / 'x.db'}"), load_settings()))
+    view = coach.start("fails-scoring")
+    with pytest.raises(CoachError, match="scoring failed; your answer is saved"):
+        coach.send_text(view.id, "For context, the billing export. I finished the schema.")
+    assert coach.open(view.id).pending is not None  # the answer is kept; it can be scored again
+    scored = run("score", "--card", "status-update", "--text", "I finished the schema. Next I'll add tests.")
+    assert scored.returncode == 0, scored.stderr
+    failed = run("score", "--card", "fails-scoring", "--text", "I finished the schema.")
+    assert failed.returncode == 2 and failed.stderr == (
+        "coach: scoring card 'fails-scoring' fails (RuntimeError: this detector cannot run); "
+        "`coach validate` names its file and line\n")

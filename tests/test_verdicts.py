@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
 from collections import defaultdict
 
 import pytest
@@ -14,7 +13,8 @@ import pytest
 import scoring
 from coach.content import load_library
 from scoring.regex import PatternError, WordPatterns, compile_pattern
-from tests.conftest import COACH, REPO
+from tests.coach_cli import run
+from tests.conftest import REPO
 
 CORPUS = REPO / "tests" / "corpus"
 
@@ -49,8 +49,7 @@ def test_validate_refuses_a_lookbehind_with_file_and_line(tmp_path):
     copy.mkdir()
     source = (REPO / "tests" / "fixtures" / "broken" / "lookbehind-pattern.md").read_text(encoding="utf-8")
     (copy / "card.md").write_text(source, encoding="utf-8")
-    result = subprocess.run([COACH, "validate", str(copy), str(REPO / "tests" / "fixtures" / "personas")],
-                            capture_output=True, text=True, cwd=REPO, timeout=120)
+    result = run("validate", str(copy), str(REPO / "tests" / "fixtures" / "personas"))
     assert result.returncode == 1
     line = next(n for n, text in enumerate(source.splitlines(), 1) if "# ERROR" in text)
     assert any(out.startswith(f"{copy / 'card.md'}:{line}: ") and "linear-time engine" in out
@@ -127,6 +126,7 @@ def test_the_corpus_covers_every_card_twice_labelled(library):
     assert dev and test and not dev & test
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("split", sorted(FLOORS))
 def test_macro_accuracy_on_the_corpus_holds_its_floor(split):
     macro, per = corpus_accuracy(split)

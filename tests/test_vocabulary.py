@@ -60,6 +60,7 @@ def test_at_most_limit_suggestions_best_first():
     assert suggestions[0].score >= suggestions[1].score
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not shutil.which("espeak-ng"), reason="espeak-ng is missing")
 def test_the_card_vocabulary_makes_the_decoder_hear_the_terms(tmp_path, library):
     """Real speech, real tiny.en: a sentence full of the card's terms. Without the vocabulary

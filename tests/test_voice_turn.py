@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 from pathlib import Path
 
@@ -19,8 +18,10 @@ from conftest_audio import ASSETS, COACH, REPO, decode_int16, fixture, speech_mo
 from coach.errors import AudioError  # noqa: E402
 from coach.session import PracticeEngine  # noqa: E402
 from coach.store import Store  # noqa: E402
+from tests.coach_cli import run  # noqa: E402
 
 pytestmark = pytest.mark.usefixtures("speech_model")
+pytestmark = [pytestmark, pytest.mark.slow]  # slow: every test transcribes a recording
 
 
 @pytest.fixture
@@ -175,24 +176,19 @@ def test_rescoring_an_older_answer_keeps_the_later_turns(engine):
 
 def test_practice_with_audio_files_via_cli(tmp_path):
     env = {**os.environ, "COACH_DATA_DIR": str(tmp_path)}
-    result = subprocess.run(
-        [COACH, "practice", "--card", "gpu-cluster-optimization", "--audio",
-         str(fixture("answer.flac")), str(ASSETS / "jfk.flac")],
-        capture_output=True, text=True, cwd=REPO, env=env, timeout=180,
-    )
+    result = run("practice", "--card", "gpu-cluster-optimization", "--audio", str(fixture("answer.flac")),
+                 str(ASSETS / "jfk.flac"), env=env)
     assert result.returncode == 0, result.stderr
     assert result.stdout.count("Scorecard:") == 2, result.stdout
     assert "You (from answer.flac):" in result.stdout and "91" in result.stdout
-    history = json.loads(subprocess.run([COACH, "history", "--format", "json"], capture_output=True,
-                                        text=True, cwd=REPO, env=env, timeout=60).stdout)
+    history = json.loads(run("history", "--format", "json", env=env).stdout)
     answers = [t for t in history[0]["turns"] if t["answer"]]
     assert len(answers) == 2 and "country" in answers[1]["answer"]
 
 
 def test_practice_with_a_missing_audio_file_is_one_clear_line(tmp_path):
     env = {**os.environ, "COACH_DATA_DIR": str(tmp_path)}
-    result = subprocess.run([COACH, "practice", "--card", "status-update", "--audio", str(tmp_path / "no.wav")],
-                            capture_output=True, text=True, cwd=REPO, env=env, timeout=60)
+    result = run("practice", "--card", "status-update", "--audio", str(tmp_path / "no.wav"), env=env)
     assert result.returncode != 0 and "does not exist" in result.stderr
 
 

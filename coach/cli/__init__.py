@@ -21,17 +21,44 @@ COMMAND_MODULES = (
 )
 
 
-def build_parser() -> argparse.ArgumentParser:
+# The module that registers each sub-command, so that `coach score …` imports the score command's
+# module only, not the practice engine, speech or the LLM client of the others (start-up time;
+# tests/test_cli.py holds it to what the modules register). A command missing here
+# still works: its parser is built from every module, as for `coach --help`.
+COMMANDS = {
+    "validate": "coach.cli.content_cmds",
+    "cards": "coach.cli.content_cmds",
+    "card": "coach.cli.card_cmds",
+    "score": "coach.cli.score_cmd",
+    "politeness": "coach.cli.politeness_cmd",
+    "english": "coach.cli.english_cmd",
+    "practice": "coach.cli.session_cmds",
+    "history": "coach.cli.session_cmds",
+    "report": "coach.cli.session_cmds",
+    "transcribe": "coach.cli.voice_cmds",
+    "pronounce": "coach.cli.voice_cmds",
+    "speak": "coach.cli.voice_cmds",
+    "llm": "coach.cli.llm_cmds",
+    "serve": "coach.cli.serve_cmd",
+}
+
+
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The `coach` parser: every sub-command, or with `command` (a known sub-command's name) only
+    the sub-commands of the module that registers it."""
     import importlib
 
     parser = argparse.ArgumentParser(prog="coach", description="Rehearse: speaking practice coach")
     subparsers = parser.add_subparsers(dest="command", required=True)
-    for name in COMMAND_MODULES:
+    modules = (COMMANDS[command],) if command in COMMANDS else COMMAND_MODULES
+    for name in modules:
         try:
             module = importlib.import_module(name)
         except ModuleNotFoundError as exc:
             if exc.name != name:
                 raise
+            if command is not None:  # its module is not there: the whole parser says what is
+                return build_parser()
             continue
         module.register(subparsers)
     return parser
@@ -39,7 +66,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    parser = build_parser()
+    parser = build_parser(argv[0] if argv else None)
     if argv[:1] == ["serve"] and argv[1:2] not in (["-h"], ["--help"]):  # Streamlit's options, as given
         args = parser.parse_args(argv[:1])
         args.passed_through = argv[1:]

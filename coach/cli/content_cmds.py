@@ -8,6 +8,7 @@ from pathlib import Path
 
 from coach.config import load_settings
 from coach.content import Card, library_for, load_library
+from coach.validation import scoring_problems
 
 
 def register(subparsers) -> None:
@@ -38,6 +39,7 @@ def run_validate(args) -> int:
     if args.paths:
         personas = [p for p in settings.persona_dirs if p.exists()]
         library = load_library([], personas, check_paths=args.paths)
+        library.problems += scoring_problems(library)
         checked = {str(p) for p in args.paths}
         library.problems = [
             p for p in library.problems
@@ -45,6 +47,7 @@ def run_validate(args) -> int:
         ]
     else:
         library = library_for(settings)
+        library.problems += scoring_problems(library)  # each card scored once (coach.validation)
     for problem in library.problems:
         print(problem)
     if library.problems:

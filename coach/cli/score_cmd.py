@@ -35,7 +35,14 @@ def register(subparsers) -> None:
 def _score_one(card, turn, text, answer_id, use_llm, settings) -> dict:
     if not text or not text.strip():
         raise EmptyAnswerError("the answer is empty")
-    scorecard = scoring.score(card, turn, text, answer_id=answer_id)
+    try:
+        scorecard = scoring.score(card, turn, text, answer_id=answer_id)
+    except CoachError:
+        raise
+    except Exception as exc:  # a card whose detector fails (`coach validate` scores every card to find them)
+        detail = (str(exc).splitlines() or [""])[0]
+        raise CoachError(f"scoring card {card.id!r} fails ({type(exc).__name__}: {detail}); "
+                         "`coach validate` names its file and line") from exc
     if use_llm:
         from coach.llm_judge import judge
 

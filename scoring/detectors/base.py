@@ -22,7 +22,7 @@ def pattern_data(name: str) -> dict:
     matched as whole words; optional `unless`, `case_sensitive`) or `regex` (one structural
     regex), plus `about` and its `match` / `no_match` examples (checked by the tests)."""
     with open(PATTERNS_DIR / f"{name}.yaml", encoding="utf-8") as handle:
-        return yaml.safe_load(handle)
+        return yaml.load(handle, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))  # libyaml when there
 
 
 def entry(name: str, *path: str) -> dict:

@@ -17,7 +17,8 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import REPO
-from tests.e2e.test_voice_turn import CHROMIUM, _free_port
+from tests.e2e.conftest import CHROMIUM, launch_local
+from tests.e2e.conftest import free_port as _free_port
 
 pytestmark = pytest.mark.e2e
 
@@ -93,8 +94,7 @@ def test_an_answer_typed_right_after_send_is_kept_and_sent(slow_app_url, hand_ov
 
     assert Path(CHROMIUM).exists(), "Debian chromium is missing; scripts/rehearse.sh test installs it"
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True,
-                                             args=["--no-sandbox", "--disable-gpu"])
+        browser = launch_local(playwright, args=["--no-sandbox", "--disable-gpu"])
         page = browser.new_page(viewport={"width": 1400, "height": 1000})
         page.set_default_timeout(120_000)
         page.goto(f"{slow_app_url}/interview?card=gpu-cluster-optimization")

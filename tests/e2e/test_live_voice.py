@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tests.e2e.test_voice_turn import CHROMIUM, app_url  # noqa: F401 - the server fixture
+from tests.e2e.conftest import CHROMIUM, launch_local
 
 pytestmark = pytest.mark.e2e
 
@@ -68,10 +68,10 @@ def _browser(playwright, audio: Path):
         "--disable-background-networking", "--disable-component-update", "--disable-sync",
         "--no-first-run", "--disable-quic", "--no-sandbox", "--disable-gpu",
     ]
-    return playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=flags)
+    return launch_local(playwright, args=flags)
 
 
-def _record_until_a_number_is_heard(playwright, app_url, audio: Path):  # noqa: F811
+def _record_until_a_number_is_heard(playwright, app_url, audio: Path):
     """A browser whose fake microphone plays `audio`: start the interview, press Record and
     wait until the growing transcript holds the answer's first number. (browser, page,
     recorder frame)."""
@@ -99,7 +99,7 @@ def _listening_text(page) -> str:
     )
 
 
-def test_stop_alone_brings_the_scorecard_and_the_follow_up(app_url, spoken_answer):  # noqa: F811
+def test_stop_alone_brings_the_scorecard_and_the_follow_up(app_url, spoken_answer):
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
@@ -126,7 +126,7 @@ def test_stop_alone_brings_the_scorecard_and_the_follow_up(app_url, spoken_answe
         browser.close()
 
 
-def test_a_reload_during_the_answer_loses_nothing(app_url, spoken_answer):  # noqa: F811
+def test_a_reload_during_the_answer_loses_nothing(app_url, spoken_answer):
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
@@ -167,7 +167,7 @@ def answer_spoken_at_once(tmp_path_factory) -> Path:
     return path
 
 
-def test_words_said_right_after_record_are_transcribed(app_url, answer_spoken_at_once):  # noqa: F811
+def test_words_said_right_after_record_are_transcribed(app_url, answer_spoken_at_once):
     """Issue 17, item 8: the microphone opens before the stream to the server is up; the
     opening words ("In my last project") must still be in the transcript. Record is offered
     only once the speech model is loaded, and "Speak now" shows once audio arrives."""

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.e2e.conftest import CHROMIUM, launch_local
 from tests.e2e.test_practice_layout import SIZES, _send, _settled, _shot
-from tests.e2e.test_voice_turn import CHROMIUM, app_url  # noqa: F401  (the app server fixture)
 
 pytestmark = pytest.mark.e2e
 
@@ -22,8 +22,7 @@ HOSTILE = ("Explain <b>bold</b> and **stars** <img src=x onerror=\"document.titl
 
 def _browser(playwright, size: str):
     width, height = SIZES[size]
-    browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True,
-                                         args=["--no-sandbox", "--disable-gpu"])
+    browser = launch_local(playwright, args=["--no-sandbox", "--disable-gpu"])
     page = browser.new_page(viewport={"width": width, "height": height})
     page.set_default_timeout(60_000)
     return browser, page
@@ -46,7 +45,7 @@ def _own_question(page, url: str, question: str, kind: str = "A story from exper
 
 
 @pytest.mark.parametrize("size", list(SIZES))
-def test_own_story_question_is_practised_and_followed_up_on_what_was_missing(app_url, size):  # noqa: F811
+def test_own_story_question_is_practised_and_followed_up_on_what_was_missing(app_url, size):
     from playwright.sync_api import expect, sync_playwright
 
     assert Path(CHROMIUM).exists(), "Debian chromium is missing; scripts/rehearse.sh test installs it"
@@ -74,7 +73,7 @@ def test_own_story_question_is_practised_and_followed_up_on_what_was_missing(app
         browser.close()
 
 
-def test_markdown_and_html_in_an_own_question_show_as_typed(app_url):  # noqa: F811
+def test_markdown_and_html_in_an_own_question_show_as_typed(app_url):
     from playwright.sync_api import expect, sync_playwright
 
     with sync_playwright() as playwright:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.test_voice_turn import CHROMIUM, app_url  # noqa: F401  (the app server fixture)
+from tests.e2e.conftest import CHROMIUM, launch_local
 
 pytestmark = pytest.mark.e2e
 
@@ -79,14 +79,13 @@ def _send(page, text: str) -> None:
 
 
 @pytest.mark.parametrize("size", list(SIZES))
-def test_next_question_is_in_view_after_an_answer(app_url, size):  # noqa: F811
+def test_next_question_is_in_view_after_an_answer(app_url, size):
     from playwright.sync_api import expect, sync_playwright
 
     assert Path(CHROMIUM).exists(), "Debian chromium is missing; scripts/rehearse.sh test installs it"
     width, height = SIZES[size]
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True,
-                                             args=["--no-sandbox", "--disable-gpu", "--autoplay-policy=no-user-gesture-required"])
+        browser = launch_local(playwright, args=["--no-sandbox", "--disable-gpu", "--autoplay-policy=no-user-gesture-required"])
         page = browser.new_page(viewport={"width": width, "height": height})
         page.set_default_timeout(60_000)
         page.goto(app_url)
@@ -138,15 +137,14 @@ def _content(summary):
     return summary.locator("xpath=..").locator('[data-testid="stExpanderDetails"]').first
 
 
-def test_opening_one_scorecard_leaves_later_ones_closed(app_url):  # noqa: F811
+def test_opening_one_scorecard_leaves_later_ones_closed(app_url):
     """Issue 17, item 6: "Full scorecard and tips" opened for one answer stays that answer's;
     the next answer's scorecard comes closed and the next question stays on screen."""
     from playwright.sync_api import expect, sync_playwright
 
     width, height = SIZES["desktop"]
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True,
-                                             args=["--no-sandbox", "--disable-gpu"])
+        browser = launch_local(playwright, args=["--no-sandbox", "--disable-gpu"])
         page = browser.new_page(viewport={"width": width, "height": height})
         page.set_default_timeout(60_000)
         page.goto(f"{app_url}/interview?card=gpu-cluster-optimization")

@@ -24,7 +24,7 @@ import numpy as np
 import pytest
 
 from coach.pronunciation import diagnose, tip_for
-from tests.e2e.test_voice_turn import CHROMIUM, app_url  # noqa: F401 - the server fixture
+from tests.e2e.conftest import CHROMIUM, launch_local, wait_until_recorded, wav_seconds
 
 pytestmark = pytest.mark.e2e
 
@@ -52,13 +52,14 @@ def _speech(text: str, path: Path) -> Path:
     return path
 
 
-def _record(page, button, seconds: float) -> None:
-    button.click()
-    page.wait_for_timeout(int(seconds * 1000))
+def _record(page, scope, audio: Path) -> None:
+    """Record with the recorder in `scope` until the fake microphone has played all of `audio`."""
+    scope.locator('[data-testid="stAudioInputActionButton"][aria-label="Record"]').first.click()
+    wait_until_recorded(scope, wav_seconds(audio))
     page.locator('[data-testid="stAudioInputActionButton"][aria-label="Stop recording"]').first.click()
 
 
-def test_a_flagged_word_with_its_tip_and_say_it_again(app_url, tmp_path):  # noqa: F811
+def test_a_flagged_word_with_its_tip_and_say_it_again(app_url, tmp_path):
     from playwright.sync_api import expect, sync_playwright
 
     if not shutil.which("espeak-ng"):
@@ -68,16 +69,14 @@ def test_a_flagged_word_with_its_tip_and_say_it_again(app_url, tmp_path):  # noq
     shots = Path("/tmp/shots-pronounce")
     shots.mkdir(exist_ok=True)
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path=CHROMIUM, headless=True,
-            args=[*FLAGS, f"--use-file-for-fake-audio-capture={answer}%noloop"])
+        browser = launch_local(playwright, args=[*FLAGS, f"--use-file-for-fake-audio-capture={answer}%noloop"])
         page = browser.new_context(permissions=["microphone"], viewport={"width": 1400, "height": 1000}).new_page()
         page.set_default_timeout(120_000)
         page.goto(f"{app_url}/interview?card=gpu-cluster-optimization")
         page.get_by_role("button", name="Start").click()
         expect(page.get_by_text("Dr. Seo-yeon Han:").first).to_be_visible()
         page.get_by_text("No live microphone? Record in one piece").click()
-        _record(page, page.locator('[data-testid="stAudioInputActionButton"][aria-label="Record"]').first, 17)
+        _record(page, page, answer)
         words = page.locator('[class*="st-key-pron-word-"]')
         expect(words.first).to_be_visible(timeout=180_000)
         flagged = [w.split("”")[0].strip("“") for w in words.locator("strong").all_inner_texts()]
@@ -104,15 +103,13 @@ def test_a_flagged_word_with_its_tip_and_say_it_again(app_url, tmp_path):  # noq
 
         # "say it again", the word said right (a new microphone: chromium reads one file per launch)
         again = _speech(line, tmp_path / "again.wav")
-        browser = playwright.chromium.launch(
-            executable_path=CHROMIUM, headless=True,
-            args=[*FLAGS, f"--use-file-for-fake-audio-capture={again}%noloop"])
+        browser = launch_local(playwright, args=[*FLAGS, f"--use-file-for-fake-audio-capture={again}%noloop"])
         page = browser.new_context(permissions=["microphone"], viewport={"width": 1400, "height": 1000}).new_page()
         page.set_default_timeout(120_000)
         page.goto(session_url)
         word = page.locator('[class*="st-key-pron-word-"]').filter(has_text=f"“{meant}”").first
         expect(word).to_be_visible(timeout=120_000)
-        _record(page, word.locator('[data-testid="stAudioInputActionButton"][aria-label="Record"]'), 6)
+        _record(page, word, again)
         verdict = word.locator('[data-testid="stAlert"]').first  # the verdict, or why there is none
         expect(verdict).to_be_visible(timeout=120_000)
         assert re.search("came through this time|still did not come through", verdict.inner_text()), \

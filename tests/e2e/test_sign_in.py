@@ -21,9 +21,9 @@ import pytest
 from coach.access import signed_in
 from coach.store import Store
 from tests.conftest import COACH, REPO
-from tests.e2e.conftest import local_only
+from tests.e2e.conftest import CHROMIUM, launch_local, local_only
+from tests.e2e.conftest import free_port as _free_port
 from tests.e2e.test_practice_layout import _settled, _shot
-from tests.e2e.test_voice_turn import CHROMIUM, _free_port
 
 pytestmark = pytest.mark.e2e
 
@@ -133,8 +133,7 @@ def test_two_learners_each_see_only_their_own(tmp_path, provider, database_url):
     ann, bo = signed_in(provider, "ann"), signed_in(provider, "bo")
     try:
         with sync_playwright() as playwright:
-            browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True,
-                                                 args=["--no-sandbox", "--disable-gpu"])
+            browser = launch_local(playwright, args=["--no-sandbox", "--disable-gpu"])
             contexts = [browser.new_context(viewport={"width": 1400, "height": 1000}) for _ in range(2)]
             for context in contexts:
                 local_only(context)  # nothing beyond 127.0.0.1 (the provider's page asks a CDN for CSS)

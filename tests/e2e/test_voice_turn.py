@@ -4,30 +4,20 @@ that espeak-ng speaks, against the real app server (Whisper, scoring, follow-up)
 
 from __future__ import annotations
 
-import os
 import shutil
-import socket
 import subprocess
-import time
-import urllib.request
 import wave
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import REPO
+from tests.e2e.conftest import CHROMIUM, launch_local, wait_until_recorded, wav_seconds
+from tests.e2e.conftest import free_port as _free_port  # noqa: F401 - for modules that import it from here
 
 pytestmark = pytest.mark.e2e
 
-CHROMIUM = "/usr/bin/chromium"
 ANSWER = ("I profiled the training job and rewrote the jit boundaries myself. "
           "Utilization went from forty percent to eighty three percent.")
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 @pytest.fixture(scope="module")
@@ -41,30 +31,9 @@ def spoken_answer(tmp_path_factory) -> Path:
     return path
 
 
-@pytest.fixture(scope="module")
-def app_url(tmp_path_factory):
-    port = _free_port()
-    env = {**os.environ, "COACH_DATA_DIR": str(tmp_path_factory.mktemp("data"))}
-    env.pop("COACH_LLM_MODEL", None)
-    server = subprocess.Popen(
-        [str(REPO / ".venv/bin/streamlit"), "run", "app.py", "--server.address", "127.0.0.1",
-         "--server.port", str(port), "--server.headless", "true", "--browser.gatherUsageStats", "false"],
-        cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-    )
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.time() + 60
-    while time.time() < deadline:
-        try:
-            urllib.request.urlopen(f"{url}/_stcore/health", timeout=2)
-            break
-        except OSError:
-            time.sleep(0.5)
-    else:
-        server.kill()
-        pytest.fail("the app server did not start: " + (server.stdout.read() if server.stdout else ""))
-    yield url
-    server.terminate()
-    server.wait(20)
+# The server fixture is tests/e2e/conftest.py's `app_url` (one per module). This name is kept for
+# modules that import it from here (a plain value: pytest then finds the conftest fixture).
+app_url = None
 
 
 def test_one_piece_recording_is_transcribed_scored_and_followed_up(app_url, spoken_answer):
@@ -78,7 +47,7 @@ def test_one_piece_recording_is_transcribed_scored_and_followed_up(app_url, spok
         "--no-first-run", "--disable-quic", "--no-sandbox", "--disable-gpu",
     ]
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=flags)
+        browser = launch_local(playwright, args=flags)
         context = browser.new_context(permissions=["microphone"])
         page = context.new_page()
         page.set_default_timeout(120_000)
@@ -88,7 +57,7 @@ def test_one_piece_recording_is_transcribed_scored_and_followed_up(app_url, spok
 
         page.get_by_text("No live microphone? Record in one piece").click()
         page.locator('[data-testid="stAudioInputActionButton"][aria-label="Record"]').click()
-        page.wait_for_timeout(12_000)  # the spoken answer is about ten seconds long
+        wait_until_recorded(page, wav_seconds(spoken_answer))  # the whole answer, as long as it lasts
         page.locator('[data-testid="stAudioInputActionButton"]').first.click()
         # no other click: the recording is transcribed, scored and followed up at once
         follow_ups = ["How did you work with your team", "What was your part", "What other options",

@@ -1,0 +1,122 @@
+"""The scorer's two heavy libraries, imported without what they would drag in for nothing.
+
+- lemminflect's package `__init__` imports spaCy, if installed, only to register two token
+  extensions the scorer never uses; spaCy (with thinc and, where installed, torch) costs 0.5-2 s
+  and 100-300 MiB, while the inflection tables the pattern expansions need cost 50 ms. So
+  lemminflect is imported with spaCy hidden, unless spaCy is already loaded.
+- spaCy imports thinc, whose `thinc.compat` imports torch when it is installed (the optional
+  openai-whisper engine installs it): about 1.1 s and 230 MiB, although the small English
+  pipeline runs on thinc's numpy ops and never touches torch. So spaCy is imported with torch
+  hidden, unless torch is already loaded (then thinc uses it, as before).
+
+Hiding is per thread and only for that one import: another thread importing torch meanwhile
+(the openai-whisper engine) is not affected, and a later `import torch` anywhere works.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import importlib.abc
+import sys
+import threading
+from collections.abc import Iterator
+from types import ModuleType
+
+_lock = threading.Lock()
+
+class _Hide(importlib.abc.MetaPathFinder):
+    """Makes `import NAME` (and its submodules) fail with ImportError in one thread."""
+
+    def __init__(self, names: tuple[str, ...]):
+        self.names = names
+        self.thread = threading.get_ident()
+
+    def find_spec(self, fullname, path=None, target=None):
+        if threading.get_ident() == self.thread and fullname.split(".")[0] in self.names:
+            raise ImportError(f"{fullname} is not needed here (scoring.lazy_imports)", name=fullname)
+        return None
+
+
+@contextlib.contextmanager
+def _hidden(*names: str) -> Iterator[None]:
+    names = tuple(n for n in names if n not in sys.modules)
+    if not names:
+        yield
+        return
+    finder = _Hide(names)
+    sys.meta_path.insert(0, finder)
+    try:
+        yield
+    finally:
+        sys.meta_path.remove(finder)
+
+
+def _import(name: str, hide: str) -> ModuleType:
+    if name in sys.modules:  # import_module waits for another thread's import of it to finish
+        return importlib.import_module(name)
+    with _hidden(hide):
+        return importlib.import_module(name)
+
+
+def lemminflect() -> ModuleType:
+    """The lemminflect package (getLemma, getAllInflections, …), without spaCy, its lemma table
+    read a word at a time (`LazyLemmaTable`)."""
+    module = _import("lemminflect", hide="spacy")
+    with _lock:
+        lemmatizer = module.Lemmatizer()
+        if not hasattr(lemmatizer, "lemma_dict") and hasattr(lemmatizer, "lemma_lu_fn"):
+            lemmatizer.lemma_dict = LazyLemmaTable(lemmatizer.lemma_lu_fn)
+    return module
+
+
+class LazyLemmaTable:
+    """lemminflect's lemma table (`Lemmatizer.lemma_dict`: word -> {upos: lemmas}), looked up in
+    the decompressed file a word at a time: building the whole dict takes 0.2-0.5 s at the first
+    lemma, of which an answer's parse needs a few dozen words. The file is sorted by word (byte
+    order), so a word's lines are found by binary search; each is read as lemminflect's own codec
+    reads it."""
+
+    def __init__(self, path: str):
+        import gzip
+
+        with open(path, "rb") as handle:
+            self._text = "\n" + gzip.decompress(handle.read()).decode()
+        self._found: dict[str, dict] = {}
+
+    def get(self, word: str, default=None):
+        found = self._found.get(word)
+        if found is None:
+            found = self._found[word] = self._lookup(word)
+        return found if found else default
+
+    def __contains__(self, word: str) -> bool:
+        return bool(self.get(word))
+
+    def _lookup(self, word: str) -> dict:
+        from lemminflect.codecs.LemmaLUCodec import LemmaLUCodec
+        from lemminflect.core.LexicalUtils import categoryToUPos
+
+        text, key = self._text, f"\n{word},"
+        lo, hi = 0, len(text)  # binary search for the newline before the first line of `word` or after it
+        while lo < hi:
+            start = text.rfind("\n", 0, (lo + hi) // 2 + 1)
+            if text[start + 1 : text.find(",", start)] < word:
+                following = text.find("\n", start + 1)
+                lo = following if following >= 0 else len(text)
+            else:
+                hi = start
+        at = lo
+        out: dict = {}
+        while at >= 0 and self._text.startswith(key, at):
+            end = self._text.find("\n", at + 1)
+            line = self._text[at + 1 : end if end >= 0 else len(self._text)]
+            _, category, forms = LemmaLUCodec.fromString(line)
+            out[categoryToUPos(category)] = forms
+            at = end
+        return out
+
+
+def spacy() -> ModuleType:
+    """The spaCy package, without torch."""
+    return _import("spacy", hide="torch")
