@@ -106,3 +106,4 @@ def test_coach_validate_reports_a_broken_scene(tmp_path, capsys):
     out = capsys.readouterr().out
     assert f"{path}:{_line_of(path, 'move: ask_again')}: moment 'ask-repeat': bad detector params" in out
     assert main(["validate", str(SCENE)]) == 0
+    assert ", 1 scenes, " in capsys.readouterr().out
