@@ -95,3 +95,26 @@ def test_an_unknown_scene_or_unreadable_audio_is_one_line_on_stderr(tmp_path, ca
     assert code != 0 and err.count("\n") == 1 and err.startswith("coach: ")
     code, _, err = _meeting(capsys, "--scene", "standup-late-joiner", "--audio", str(tmp_path / "missing.wav"))
     assert code != 0 and err.count("\n") == 1 and "missing.wav" in err
+
+
+@needs_espeak
+@pytest.mark.parametrize("scene_id", ["standup-late-joiner", "plan-review-disagree", "talking-at-once"])
+def test_each_scene_played_with_its_expected_lines_meets_every_moment(tmp_path, capsys, library, scene_id):
+    scene = library.scenes[scene_id]
+    lines, windows = timeline(scene, library.personas)
+    parts = [(w.opens + 0.8, scene.moment(w.id).expected) for w in windows]
+    audio = _recording(tmp_path, parts, max(line.end for line in lines) + 2.0)
+    code, result, err = _meeting(capsys, "--scene", scene_id, "--audio", str(audio))
+    assert code == 0, err
+    for moment in result["moments"]:
+        assert moment["waited_s"] == pytest.approx(0.8, abs=0.35), moment
+        assert all(v["met"] for v in moment["criteria"].values()), moment
+
+
+def test_a_silent_recording_meets_no_moment(tmp_path, capsys):
+    path = tmp_path / "silence.wav"
+    path.write_bytes(wav_bytes(np.zeros(16_000 * 20, dtype=np.int16), 16_000))
+    code, result, err = _meeting(capsys, "--scene", "plan-review-disagree", "--audio", str(path))
+    assert code == 0, err
+    assert [(m["waited_s"], m["said"], m["overlap_s"]) for m in result["moments"]] == [(None, "", 0.0)]
+    assert not [e for e in result["events"] if e["speaker"] == "learner"]
