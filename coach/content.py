@@ -639,8 +639,8 @@ def load_library(
         card, lines = parsed
         if path in personal_files:
             card = card.model_copy(update={"personal": True})
-        if card.id in library.cards:
-            first = library.cards[card.id].path
+        if card.id in library.cards or card.id in library.scenes:
+            first = (library.cards.get(card.id) or library.scenes[card.id]).path
             library.problems.append(
                 Problem(str(path), lines.line(("id",)), f"duplicate card id {card.id!r} (also in {first})")
             )

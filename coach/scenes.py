@@ -337,7 +337,10 @@ def check_scene(scene: Scene, lines: _LineMap, personas: dict[str, Persona]) -> 
     for index, persona_id in enumerate(scene.personas):
         voice = personas[persona_id].voice
         key = (voice.voice, voice.pitch)
-        if key in voices:
+        if persona_id in scene.personas[:index]:
+            problems.append(Problem(scene.path, lines.line(("personas", index)),
+                                    f"persona {persona_id!r} is listed twice"))
+        elif key in voices:
             problems.append(Problem(scene.path, lines.line(("personas", index)),
                                     f"persona {persona_id!r} sounds like {voices[key]!r} (same voice and pitch); "
                                     "pick personas with distinct voices"))

@@ -107,3 +107,20 @@ def test_coach_validate_reports_a_broken_scene(tmp_path, capsys):
     assert f"{path}:{_line_of(path, 'move: ask_again')}: moment 'ask-repeat': bad detector params" in out
     assert main(["validate", str(SCENE)]) == 0
     assert ", 1 scenes, " in capsys.readouterr().out
+
+
+def test_a_persona_listed_twice_and_an_id_shared_with_a_card_are_refused(tmp_path):
+    review = (REPO / "content" / "scenes" / "plan-review-disagree.md").read_text(encoding="utf-8")
+    (tmp_path / "twice.md").write_text(review.replace(
+        "personas: [sofia-product-manager, tariq-strategy]",
+        "personas: [sofia-product-manager, tariq-strategy, sofia-product-manager]"), encoding="utf-8")
+    (tmp_path / "a-scene.md").write_text(review.replace("id: plan-review-disagree", "id: status-update"),
+                                         encoding="utf-8")
+    card = REPO / "content" / "meetings" / "status-update.md"
+    (tmp_path / "status-update.md").write_text(card.read_text(encoding="utf-8"), encoding="utf-8")
+    library = load_library([tmp_path], [REPO / "personas"])
+    problems = sorted(str(p) for p in library.problems)
+    assert problems == [
+        f"{tmp_path / 'status-update.md'}:2: duplicate card id 'status-update' (also in {tmp_path / 'a-scene.md'})",
+        f"{tmp_path / 'twice.md'}:8: persona 'sofia-product-manager' is listed twice",
+    ]
