@@ -316,7 +316,10 @@ def _moment_problems(scene: Scene, moment: SceneMoment) -> list[tuple[str, str]]
             found.append((field, f"moment {moment.id!r}: {message}"))
     if found:
         return found
-    result = scoring.score(card, moment.id, moment.expected)
+    from scoring.grammar import unparsed
+
+    with unparsed():  # as for cards: the phrase lists, not the 2 s it takes to load the parser
+        result = scoring.score(card, moment.id, moment.expected)
     missed = [cid for cid, verdict in result.criteria.items() if not verdict.met]
     if missed:
         found.append(("expected", f"moment {moment.id!r}: the expected line does not meet {', '.join(missed)}; "
