@@ -118,3 +118,16 @@ def test_a_silent_recording_meets_no_moment(tmp_path, capsys):
     assert code == 0, err
     assert [(m["waited_s"], m["said"], m["overlap_s"]) for m in result["moments"]] == [(None, "", 0.0)]
     assert not [e for e in result["events"] if e["speaker"] == "learner"]
+
+
+def test_the_text_format_lists_the_lines_and_each_moment(tmp_path, capsys):
+    path = tmp_path / "silence.wav"
+    path.write_bytes(wav_bytes(np.zeros(16_000 * 5, dtype=np.int16), 16_000))
+    assert main(["meeting", "--scene", "standup-late-joiner", "--audio", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "anya-team-lead: Morning, everyone." in out
+    assert "- ask-repeat: silent, over someone 0.0 s; appropriate not met, polite not met; said: ''" in out
+    assert main(["meeting", "--list"]) == 0
+    assert "standup-late-joiner  Stand-up" in capsys.readouterr().out
+    assert main(["meeting", "--scene", "standup-late-joiner"]) == 2
+    assert capsys.readouterr().err == "coach: give --audio FILE, the learner's recording of the scene\n"
