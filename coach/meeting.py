@@ -14,6 +14,11 @@
    scorer, with evidence quoted from `said`.
 
 Steps 1, 3 and 4 are pure functions of times and text (`assign`, `overlap_seconds`, `judge`).
+
+`personas_audio(scene, personas)` is the other side of the call: every persona line spoken with
+its persona's voice (coach.tts) from its time on, a dropout as silence where its `[ … ]` mark
+stands, as one WAV. Played in headphones while the learner records, it makes a recording that
+`play` can judge.
 """
 
 from __future__ import annotations
@@ -22,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from coach.scenes import Scene, TimedLine, Window, timeline
+from coach.scenes import DROPOUT_MARK, Scene, TimedLine, Window, timeline
 
 if TYPE_CHECKING:
     from coach.content import Persona
@@ -181,3 +186,36 @@ def play(scene: Scene, personas: dict[str, Persona], audio: bytes | str | Path, 
     spans = [] if audio_mod.is_silent(decoded.samples) else speech_spans(decoded.samples)
     stretches = transcribe_stretches(decoded.samples, spans, stt.load_model(settings)) if spans else []
     return judge(scene, lines, windows, stretches)
+
+
+def personas_audio(scene: Scene, personas: dict[str, Persona], settings=None) -> bytes:
+    """The personas' side of the scene as one 16 kHz mono WAV: each line spoken by its persona's
+    voice from its start on (lines said at once are mixed), a dropout as `dropout` seconds of
+    silence at its `[ … ]` mark. SpeechSynthesisError when text-to-speech is missing."""
+    import numpy as np
+
+    from coach import audio as audio_mod
+    from coach import tts
+
+    rate = audio_mod.SAMPLE_RATE
+    lines, _ = timeline(scene, personas)
+    pieces: list[tuple[float, np.ndarray]] = []
+    for line in lines:
+        voice = personas[line.speaker].voice
+        at = line.start
+        parts = [p.strip() for p in DROPOUT_MARK.split(line.text)] if line.dropout else [line.text]
+        for index, part in enumerate(parts):
+            if index:
+                at += line.dropout or 0.0
+            if not any(ch.isalnum() for ch in part):
+                continue
+            samples = audio_mod.decode(tts.synthesize(part, voice, settings)).samples
+            pieces.append((at, samples))
+            at += len(samples) / rate
+    end = max((at + len(samples) / rate for at, samples in pieces), default=0.0)
+    end = max(end, max((line.end for line in lines), default=0.0))
+    mixed = np.zeros(int(end * rate) + 1, dtype=np.float32)
+    for at, samples in pieces:
+        start = int(at * rate)
+        mixed[start:start + len(samples)] += samples
+    return audio_mod.wav_bytes(np.clip(mixed, -1.0, 1.0))

@@ -131,3 +131,39 @@ def test_the_text_format_lists_the_lines_and_each_moment(tmp_path, capsys):
     assert "standup-late-joiner  Stand-up" in capsys.readouterr().out
     assert main(["meeting", "--scene", "standup-late-joiner"]) == 2
     assert capsys.readouterr().err == "coach: give --audio FILE, the learner's recording of the scene\n"
+
+
+@needs_espeak
+def test_the_personas_side_is_spoken_on_the_timeline_with_the_dropout_silent(tmp_path, capsys, library):
+    from coach import audio as audio_mod
+
+    out = tmp_path / "personas.wav"
+    assert main(["meeting", "--scene", "standup-late-joiner", "--personas-out", str(out)]) == 0
+    assert "the personas' side of standup-late-joiner" in capsys.readouterr().err
+    samples = audio_mod.decode(out).samples
+    lines, windows = timeline(library.scenes["standup-late-joiner"], library.personas)
+
+    def loud(start, end):
+        return float(np.abs(samples[int(start * 16_000):int(end * 16_000)]).max(initial=0.0)) > 0.05
+
+    assert len(samples) / 16_000 == pytest.approx(max(line.end for line in lines), abs=1.0)
+    assert loud(lines[0].start, lines[0].start + 1.0) and loud(lines[1].start, lines[1].start + 1.0)
+    first = windows[0]
+    assert not loud(first.opens + 0.5, first.closes)  # the silence where the learner speaks up
+    dropout = next(line for line in lines if line.dropout)
+    spoken = [(s, e) for s, e in _spans_of(samples) if dropout.start <= s < dropout.end]
+    gaps = [b[0] - a[1] for a, b in zip(spoken, spoken[1:], strict=False)]
+    assert max(gaps) >= dropout.dropout - 0.1  # the audio breaks up for the dropout's seconds
+
+
+def _spans_of(samples, frame=320, threshold=0.02):
+    """(start, end) seconds of the stretches above `threshold`, 20 ms frames."""
+    loud = np.abs(samples[: len(samples) // frame * frame].reshape(-1, frame)).max(axis=1) > threshold
+    spans, start = [], None
+    for index, on in enumerate(loud):
+        if on and start is None:
+            start = index
+        elif not on and start is not None:
+            spans.append((start * frame / 16_000, index * frame / 16_000))
+            start = None
+    return spans

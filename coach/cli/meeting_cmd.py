@@ -6,7 +6,7 @@ import json
 import sys
 from pathlib import Path
 
-from coach.errors import ContentError
+from coach.errors import ContentError, FileAccessError
 
 
 def register(subparsers) -> None:
@@ -18,13 +18,17 @@ def register(subparsers) -> None:
             "\"t\", \"closes\", \"move\", \"criteria\"}]}]`. `--scene ID --audio FILE` plays the scene "
             "against the learner's recording (silence where they listen): `{\"scene\", \"events\": [{\"t\", "
             "\"speaker\", \"text\"}], \"moments\": [{\"id\", \"t\", \"waited_s\", \"overlap_s\", \"said\", "
-            "\"criteria\": {\"<id>\": {\"met\", \"evidence\"}}}]}`; times in seconds from the scene's start."
+            "\"criteria\": {\"<id>\": {\"met\", \"evidence\"}}}]}`; times in seconds from the scene's start. "
+            "`--personas-out FILE` writes the personas' side of the scene as a WAV, to play in headphones "
+            "while recording."
         ),
     )
     what = meeting.add_mutually_exclusive_group(required=True)
     what.add_argument("--list", action="store_true", help="list the scenes and their moments")
     what.add_argument("--scene", help="the scene to play (an id from --list)")
     meeting.add_argument("--audio", type=Path, help="the learner's recording, from the scene's start")
+    meeting.add_argument("--personas-out", type=Path,
+                         help="write the personas' lines, spoken on the timeline, to this WAV")
     meeting.add_argument("--format", choices=["json", "text"], default="text")
     meeting.set_defaults(handler=run_meeting)
 
@@ -48,10 +52,21 @@ def run_meeting(args) -> int:
     if args.scene not in library.scenes:
         known = ", ".join(sorted(library.scenes)) or "none"
         raise ContentError(f"unknown scene {args.scene!r} (scenes: {known}); see `coach meeting --list`")
+    scene = library.scenes[args.scene]
+    if args.personas_out is not None:
+        data = meeting.personas_audio(scene, library.personas, settings)
+        try:
+            args.personas_out.write_bytes(data)
+        except OSError as exc:
+            why = f"cannot be written ({exc.strerror}); give --personas-out a writable path"
+            raise FileAccessError(args.personas_out, None, why) from None
+        print(f"{args.personas_out}: the personas' side of {scene.id}", file=sys.stderr)
+        if args.audio is None:
+            return 0
     if args.audio is None:
         print("coach: give --audio FILE, the learner's recording of the scene", file=sys.stderr)
         return 2
-    result = meeting.play(library.scenes[args.scene], library.personas, args.audio, settings)
+    result = meeting.play(scene, library.personas, args.audio, settings)
     if args.format == "json":
         print(json.dumps(result, ensure_ascii=False))
         return 0
