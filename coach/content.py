@@ -201,6 +201,8 @@ class Library:
     # personal cards the learner removed, kept (cards/.removed/) so their past sessions still
     # load and read; never listed, and `coach score` / `coach practice --card` refuse them
     removed: dict[str, Card] = field(default_factory=dict)
+    # meeting scenes (`kind: scene`, coach.scenes): several personas and the moments the learner acts in
+    scenes: dict[str, Any] = field(default_factory=dict)
 
     def card(self, card_id: str) -> Card:
         """A listed card, or a removed personal card (for the sessions practised on it)."""
@@ -646,16 +648,19 @@ def load_library(
             continue
         library.personas[persona.id] = persona
 
+    scene_lines: dict[str, Any] = {}
     for path in dict.fromkeys(card_files):
         text = _read(path, library.problems)
+        if text is not None and path not in personal_files and _load_scene(path, text, library, scene_lines):
+            continue
         parsed = None if text is None else parse_card(path, text, library.problems)
         if parsed is None:
             continue
         card, lines = parsed
         if path in personal_files:
             card = card.model_copy(update={"personal": True})
-        if card.id in library.cards:
-            first = library.cards[card.id].path
+        if card.id in library.cards or card.id in library.scenes:
+            first = (library.cards.get(card.id) or library.scenes[card.id]).path
             library.problems.append(
                 Problem(str(path), lines.line(("id",)), f"duplicate card id {card.id!r} (also in {first})")
             )
@@ -670,9 +675,36 @@ def load_library(
                 Problem(path, lines.line(("persona",)), f"persona {card.persona!r} does not exist")
             )
             del library.cards[card.id]  # `coach validate` rejects it: it is not listed or served
+    if library.scenes:
+        from coach.scenes import check_scene
+
+        for scene in list(library.scenes.values()):
+            found = check_scene(scene, scene_lines[scene.id], library.personas)
+            if found:
+                library.problems.extend(found)
+                del library.scenes[scene.id]
     for root in personal_roots:
         _load_removed(root / REMOVED_FOLDER, library)
     return library
+
+
+def _load_scene(path: Path, text: str, library: Library, scene_lines: dict[str, Any]) -> bool:
+    """Load a `kind: scene` file into `library.scenes` (or its problems); False for any other file."""
+    from coach.scenes import declares_scene, parse_scene
+
+    if not declares_scene(text):
+        return False
+    parsed = parse_scene(path, text, library.problems)
+    if parsed is not None:
+        scene, lines = parsed
+        if scene.id in library.scenes or scene.id in library.cards:
+            first = (library.scenes.get(scene.id) or library.cards[scene.id]).path
+            library.problems.append(Problem(str(path), lines.line(("id",)),
+                                            f"duplicate id {scene.id!r} (also in {first})"))
+        else:
+            library.scenes[scene.id] = scene
+            scene_lines[scene.id] = lines
+    return True
 
 
 REMOVED_FOLDER = ".removed"  # hidden, so `coach validate` and the listing never see it

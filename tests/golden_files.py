@@ -32,10 +32,10 @@ def expected_path(source: Path) -> Path:
 
 
 def parsed_form(source: Path) -> dict:
-    """The loaded card or persona as JSON, without paths and hashes that differ by checkout, nor
-    `personal` (where a card was loaded from, not what its file says)."""
+    """The loaded card, scene or persona as JSON, without paths and hashes that differ by checkout,
+    nor `personal` (where a card was loaded from, not what its file says)."""
     library = _library()
-    for item in [*library.cards.values(), *library.personas.values()]:
+    for item in [*library.cards.values(), *library.scenes.values(), *library.personas.values()]:
         if Path(item.path).resolve() == source.resolve():
             return item.model_dump(mode="json", exclude={"path", "content_version", "personal"})
     raise AssertionError(f"{source} did not load: {[str(p) for p in library.problems]}")

@@ -16,6 +16,7 @@ COMMAND_MODULES = (
     "coach.cli.english_cmd",
     "coach.cli.session_cmds",
     "coach.cli.voice_cmds",
+    "coach.cli.meeting_cmd",
     "coach.cli.llm_cmds",
     "coach.cli.serve_cmd",
 )

@@ -53,7 +53,8 @@ def run_validate(args) -> int:
     if library.problems:
         print(f"{len(library.problems)} problem(s)", file=sys.stderr)
         return 1
-    print(f"ok: {len(library.cards)} cards, {len(library.personas)} personas, no problems")
+    scenes = f", {len(library.scenes)} scenes" if library.scenes else ""
+    print(f"ok: {len(library.cards)} cards{scenes}, {len(library.personas)} personas, no problems")
     return 0
 
 
