@@ -237,9 +237,9 @@ def declares_scene(text: str) -> bool:
 
 
 def parse_scene(path: Path, text: str, problems: list[Problem]) -> tuple[Scene, _LineMap] | None:
-    """A scene's own checks (fields, sections, references inside the file, detector params, each
-    moment's `expected` line meeting its criteria); personas and timing are checked by
-    `check_scene` once the personas are loaded."""
+    """A scene's own checks (fields, sections, references inside the file, detector params);
+    personas and timing are checked by `check_scene` once the personas are loaded, and each
+    moment's `expected` line by `coach validate` (coach.validation)."""
     parsed = _parse_markdown(path, text, problems)
     if parsed is None:
         return None
@@ -305,7 +305,8 @@ def _field_problems(front: SceneFrontMatter) -> list[tuple[tuple, str]]:
 
 
 def _moment_problems(scene: Scene, moment: SceneMoment) -> list[tuple[str, str]]:
-    import scoring
+    """A moment's detector params, checked at load (cheap); its `expected` line is scored by
+    `coach validate` only (expected_line_problem)."""
     from scoring.detectors import check_detector_spec
 
     card = scene.card_for(moment)
@@ -314,17 +315,31 @@ def _moment_problems(scene: Scene, moment: SceneMoment) -> list[tuple[str, str]]
         for message in check_detector_spec(criterion.detector.type, criterion.detector.params):
             field = "extra_patterns" if "extra_patterns" in message else "move"
             found.append((field, f"moment {moment.id!r}: {message}"))
-    if found:
-        return found
+    return found
+
+
+def expected_line_problem(scene: Scene, moment: SceneMoment) -> str | None:
+    """Why a moment's `expected` line does not meet its criteria, or None (an author's check, made
+    by `coach validate`, never when the library loads)."""
+    import scoring
     from scoring.grammar import unparsed
 
     with unparsed():  # as for cards: the phrase lists, not the 2 s it takes to load the parser
-        result = scoring.score(card, moment.id, moment.expected)
+        result = scoring.score(scene.card_for(moment), moment.id, moment.expected)
     missed = [cid for cid, verdict in result.criteria.items() if not verdict.met]
     if missed:
-        found.append(("expected", f"moment {moment.id!r}: the expected line does not meet {', '.join(missed)}; "
-                                  "reword it or add extra_patterns"))
-    return found
+        return (f"moment {moment.id!r}: the expected line does not meet {', '.join(missed)}; "
+                "reword it or add extra_patterns")
+    return None
+
+
+def expected_line(path: Path, moment_index: int) -> int:
+    """The line of a moment's `expected` field in a scene file (1 when it cannot be read again)."""
+    try:
+        parsed = parse_scene(path, path.read_text(encoding="utf-8"), [])
+    except (OSError, UnicodeDecodeError):
+        return 1
+    return parsed[1].line(("moments", moment_index, "expected")) if parsed is not None else 1
 
 
 def check_scene(scene: Scene, lines: _LineMap, personas: dict[str, Persona]) -> list[Problem]:

@@ -35,11 +35,18 @@ def scoring_problem(card: Card) -> str | None:
 
 def scoring_problems(library: Library) -> list[Problem]:
     """A problem (`path:line: message`, the line of its `criteria:`) for each card of the library
-    whose scoring fails."""
+    whose scoring fails, and for each scene moment whose `expected` line misses its criteria."""
     problems = []
     for card in library.cards.values():
         if message := scoring_problem(card):
             problems.append(Problem(card.path, _criteria_line(Path(card.path)), message))
+    if library.scenes:
+        from coach.scenes import expected_line, expected_line_problem
+
+        for scene in library.scenes.values():
+            for index, moment in enumerate(scene.moments):
+                if message := expected_line_problem(scene, moment):
+                    problems.append(Problem(scene.path, expected_line(Path(scene.path), index), message))
     return problems
 
 

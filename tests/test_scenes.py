@@ -68,8 +68,6 @@ def _line_of(path: Path, needle: str) -> int:
     ("speaker: sofia-product-manager", "speaker: tariq-strategy", "speaker: tariq-strategy",
      "speaker 'tariq-strategy' is not one of the scene's personas"),
     ("move: ask_repeat", "move: ask_again", "move: ask_again", "unknown move 'ask_again'"),
-    ("expected: I can go first, if that's okay.", "expected: The weather is nice.", "expected: The weather",
-     "moment 'speak-first': the expected line does not meet appropriate"),
     ("opens_after: ravi-dropout", "opens_after: ravi-drop", "opens_after: ravi-drop",
      "opens_after names line 'ravi-drop', which no line has as its id"),
     ("    dropout: 2.0", "    dropout: 2.0\n    at: 3", "after: 0.4", "give one of at, after, starts_with"),
@@ -81,6 +79,20 @@ def test_a_broken_scene_is_reported_at_its_line(tmp_path, old, new, needle, mess
     path, problems = _broken(tmp_path, old, new)
     line = _line_of(path, needle)
     assert any(p.startswith(f"{path}:{line}: ") and message in p for p in problems), (line, problems)
+
+
+def test_validate_scores_each_moments_expected_line_and_loading_does_not(tmp_path):
+    from coach.validation import scoring_problems
+
+    text = SCENE.read_text(encoding="utf-8")
+    path = tmp_path / "scene.md"
+    path.write_text(text.replace("expected: I can go first, if that's okay.", "expected: The weather is nice."),
+                    encoding="utf-8")
+    library = load_library([tmp_path], [REPO / "personas"])
+    assert "standup-late-joiner" in library.scenes and library.problems == []
+    assert [str(p) for p in scoring_problems(library)] == [
+        f"{path}:{_line_of(path, 'expected: The weather')}: moment 'speak-first': the expected line does not meet "
+        "appropriate; reword it or add extra_patterns"]
 
 
 def test_personas_with_the_same_voice_are_refused(tmp_path):

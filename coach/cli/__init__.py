@@ -39,6 +39,7 @@ COMMANDS = {
     "transcribe": "coach.cli.voice_cmds",
     "pronounce": "coach.cli.voice_cmds",
     "speak": "coach.cli.voice_cmds",
+    "meeting": "coach.cli.meeting_cmd",
     "llm": "coach.cli.llm_cmds",
     "serve": "coach.cli.serve_cmd",
 }
