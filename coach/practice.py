@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 from types import MappingProxyType
 
@@ -25,7 +25,18 @@ from coach.content import REMOVED_FOLDER, Card, Library, Persona, Voice, load_li
 from coach.drills import DrillLine, lines_for, read_aloud
 from coach.errors import CoachError
 from coach.llm_judge import LLM_REASON_PREFIX
-from coach.progress import counted, criterion_progress, session_label, weak_skills, words_to_practise, zone
+from coach.progress import (
+    counted,
+    criterion_progress,
+    local_iso,
+    progress,
+    session_label,
+    since_last,
+    since_last_text,
+    weak_skills,
+    words_to_practise,
+    zone,
+)
 from coach.pronunciation import REFERENCE_VOICE, Pronunciation, WordScore, line_around, say_again, slow_voice, word_clip
 from coach.report import escape_md, history, markdown_report, session_record
 from coach.result import SessionResult, TurnDelta, TurnHeadline
@@ -52,7 +63,8 @@ __all__ = [
     "PracticeEngine", "Pronunciation", "Scorecard", "SessionView", "Settings", "Store", "Summary", "TurnDelta",
     "TurnHeadline",
     "Voice", "WordScore", "access", "counted", "criterion_progress", "escape_md", "format_seconds", "history",
-    "line_around", "llm_suggest", "load_library", "load_settings", "markdown_files", "open_store", "personal",
+    "line_around", "llm_suggest", "local_iso", "since_last_text",
+    "load_library", "load_settings", "markdown_files", "open_store", "personal",
     "report", "say_again", "session_label", "slow_voice", "stt", "tts", "weak_skills", "word_clip",
     "words_to_practise", "zone",
 ]
@@ -184,12 +196,31 @@ class Coach:
 
     def open(self, session_id: str) -> PracticeView:
         """A session as stored, to read (History, `coach report`)."""
-        return present(self.engine.load(session_id))
+        return self._with_progress(present(self.engine.load(session_id)))
 
     def resume(self, session_id: str) -> PracticeView:
         """A session to practise in: a turn interrupted between its steps is completed first
         (the prompt that should have come next is asked, or the session is finished)."""
-        return present(self.engine.resume(session_id))
+        return self._with_progress(present(self.engine.resume(session_id)))
+
+    def progress(self, card: str | None = None, tz=None) -> dict:
+        """`coach progress`: first try per criterion and card over the finished sessions (oldest
+        first), and per session the first answer, the retell and how it sounded; times ISO 8601 in
+        the learner's zone `tz` (None: this machine's)."""
+        records = history(self.engine.store, limit=10**9, library=self.library)
+        return progress(records, self.library, tz, card)
+
+    def _with_progress(self, view: PracticeView) -> PracticeView:
+        """A finished session's summary says plainly whether the first answer was better than last
+        time on this card (coach.progress.since_last)."""
+        if view.summary is None:
+            return view
+        records = history(self.engine.store, limit=10**9, library=self.library)
+        # which criteria the first answers met is all it compares: no grammar pass over every session
+        change = since_last(progress(records, self.library, card=view.card.id, kinds_of=lambda _text: []), view.id)
+        if change is None:
+            return view
+        return replace(view, summary=view.summary.model_copy(update={"since_last": change}))
 
     def start(self, card_id: str, persona_id: str | None = None) -> PracticeView:
         return present(self.engine.start(card_id, persona_id))
@@ -217,10 +248,10 @@ class Coach:
         self.engine.save_draft(turn_pk, text)
 
     def skip(self, session_id: str) -> PracticeView:
-        return present(self.engine.skip_retry(session_id))
+        return self._with_progress(present(self.engine.skip_retry(session_id)))
 
     def end(self, session_id: str) -> PracticeView:
-        return present(self.engine.finish(session_id))
+        return self._with_progress(present(self.engine.finish(session_id)))
 
     def forget_me(self) -> int:
         """Delete all the learner's data (sessions, recordings; see PracticeEngine.forget_learner)."""
@@ -271,7 +302,6 @@ class Coach:
         session = self.engine.latest_active(kind)
         return present(session) if session is not None else None
 
-    @staticmethod
-    def _after(result: TurnResult) -> PracticeView:
+    def _after(self, result: TurnResult) -> PracticeView:
         assert result.session is not None  # every gesture returns the session it kept current
-        return present(result.session, result)
+        return self._with_progress(present(result.session, result))

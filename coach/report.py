@@ -6,6 +6,7 @@ import json
 import re
 
 from coach.content import Card, Library
+from coach.progress import since_last_text
 from coach.result import session_result
 from coach.session import SessionView
 from coach.store import PracticeSession, Store, Turn
@@ -194,9 +195,19 @@ def habits_markdown(summary: Summary, korean: bool, heading: str = "####") -> st
     return "\n".join(lines) + "\n"
 
 
+def since_last_markdown(summary: Summary, korean: bool) -> str:
+    """'Better than last time: …' (and in Korean): the first answer against last session's ("" for
+    a card's first session)."""
+    if not summary.since_last:
+        return ""
+    return f"**{since_last_text(summary.since_last, korean)}**\n"
+
+
 def summary_markdown(summary: Summary, korean: bool, heading: str = "####") -> str:
     """The end-of-session summary as Markdown: the report file and the terminal."""
     parts = [result_markdown(summary, korean, heading)]
+    if summary.since_last:
+        parts.insert(0, since_last_markdown(summary, korean))
     if summary.retell:
         parts.append(retell_markdown(summary))
     parts.append(practise_markdown(summary, korean, heading))

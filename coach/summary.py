@@ -93,6 +93,9 @@ class Summary(BaseModel):
     practise_next: list[PracticeItem]
     retell: RetellComparison | None = None
     english: list[EnglishHabit] = Field(default_factory=list)  # the kinds of English error that came back
+    # the first answer against the previous session's on this card (coach.progress.since_last; set by
+    # coach.practice, which reads the learner's other sessions); None for a card's first session
+    since_last: dict | None = None
 
     def answer(self, number: int) -> YourAnswer:
         return self.answers[number - 1]
