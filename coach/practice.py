@@ -28,12 +28,14 @@ from coach.llm_judge import LLM_REASON_PREFIX
 from coach.progress import (
     counted,
     criterion_progress,
+    first_try_skills,
     local_iso,
     progress,
     session_label,
     since_last,
     since_last_text,
     weak_skills,
+    when,
     words_to_practise,
     zone,
 )
@@ -51,7 +53,7 @@ from coach.summary import (
     retell_comparison,
     summarise,
 )
-from scoring.english import Review
+from scoring.english import KIND_LABELS, Review
 from scoring.models import Scorecard
 
 # What the front ends use besides the gestures is re-exported here too, so that the pages depend
@@ -63,11 +65,18 @@ __all__ = [
     "PracticeEngine", "Pronunciation", "Scorecard", "SessionView", "Settings", "Store", "Summary", "TurnDelta",
     "TurnHeadline",
     "Voice", "WordScore", "access", "counted", "criterion_progress", "escape_md", "format_seconds", "history",
-    "line_around", "llm_suggest", "local_iso", "since_last_text",
+    "line_around", "llm_suggest", "local_iso", "since_last_text", "first_try_skills", "since_last", "when",
+    "english_kind_label",
     "load_library", "load_settings", "markdown_files", "open_store", "personal",
     "report", "say_again", "session_label", "slow_voice", "stt", "tts", "weak_skills", "word_clip",
     "words_to_practise", "zone",
 ]
+
+
+def english_kind_label(kind: str, korean: bool = False) -> str:
+    """A grammar correction kind as learners read it ('Verb tense / 시제')."""
+    label, label_ko = KIND_LABELS.get(kind, KIND_LABELS["other"])
+    return f"{label} / {label_ko}" if korean else label
 
 
 @dataclass(frozen=True)
@@ -139,6 +148,12 @@ class PracticeView:
         record = session_record(self.row, list(self.turns), self.card)
         return session_label(record, Library(cards={self.card.id: self.card}), tz)
 
+    def first_and_retell(self) -> tuple[Feedback | None, Feedback | None]:
+        """The first answer (before any follow-up) and the retell, shown side by side (History)."""
+        first = next(iter(self.feedback.values()), None)
+        retell = next((f for f in self.feedback.values() if self.turns[f.index].kind == TurnKind.RETELL), None)
+        return first, (retell if retell is not first else None)
+
     def korean_hint(self, turn: Turn) -> str | None:
         return interviewer.korean_hint(self.card, turn.kind, turn.turn_id, turn.criterion)
 
@@ -202,6 +217,10 @@ class Coach:
         """A session to practise in: a turn interrupted between its steps is completed first
         (the prompt that should have come next is asked, or the session is finished)."""
         return self._with_progress(present(self.engine.resume(session_id)))
+
+    def first_try_skills(self, tz=None) -> list[dict]:
+        """Across all cards, how often each skill was met on the first try, weakest first."""
+        return first_try_skills(self.progress(tz=tz), self.library)
 
     def progress(self, card: str | None = None, tz=None) -> dict:
         """`coach progress`: first try per criterion and card over the finished sessions (oldest

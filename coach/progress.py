@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections import Counter
 from datetime import datetime, timezone, tzinfo
+from functools import lru_cache
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from coach.content import Library
@@ -247,16 +248,22 @@ def sound(record: dict, kinds_of) -> dict:
     }
 
 
+@lru_cache(maxsize=4096)
+def correction_kinds(text: str) -> tuple[str, ...]:
+    """The kinds of the grammar corrections of one answer (scoring.english), kept per text: History
+    asks for every session's answers on each run."""
+    from scoring import english
+
+    return tuple(c.kind for c in english.review(text).corrections) if text.strip() else ()
+
+
 def progress(records: list[dict], library: Library, tz: tzinfo | None = None, card: str | None = None,
              kinds_of=None) -> dict:
     """`coach progress`: per criterion and card, whether the first answer met it in each counted
     session (oldest first), and per session the first answer, the retell and how it sounded.
     `at` is ISO 8601 in the learner's zone `tz`."""
     if kinds_of is None:
-        from scoring import english
-
-        def kinds_of(text: str) -> list[str]:
-            return [c.kind for c in english.review(text).corrections] if text.strip() else []
+        kinds_of = correction_kinds
 
     sessions = sorted((r for r in records if counted(r) and (card is None or r["card"] == card)),
                       key=lambda r: r["started_at"])
@@ -329,3 +336,17 @@ def since_last_text(change: dict, korean: bool = False) -> str:
     if change["lost"]:
         en += f" Missed this time: {', '.join(change['lost'])}."
     return f"{en}  \n{ko}" if korean else en
+
+
+def first_try_skills(data: dict, library: Library) -> list[dict]:
+    """From `progress`: per skill (a criterion of one card, per situation), in how many counted
+    sessions the first answer met it, weakest first. Rows {skill, card, criterion, sessions, met, rate}."""
+    rows = []
+    for entry in data["criteria"]:
+        card = library.cards.get(entry["card"]) or library.removed.get(entry["card"])
+        tries = entry["first_try"]
+        met = sum(t["met"] for t in tries)
+        rows.append({"skill": f"{entry['label']} · {card.title if card else entry['card']}", "card": entry["card"],
+                     "criterion": entry["criterion"], "sessions": len(tries), "met": met,
+                     "rate": round(met / len(tries), 3) if tries else 0.0})
+    return sorted(rows, key=lambda r: (r["rate"], -r["sessions"], r["skill"]))
