@@ -157,10 +157,11 @@ class PracticeView:
     def korean_hint(self, turn: Turn) -> str | None:
         return interviewer.korean_hint(self.card, turn.kind, turn.turn_id, turn.criterion)
 
-    def report(self, korean: bool = True) -> str:
-        """The session's Markdown report (the summary in the app's words)."""
+    def report(self, korean: bool = True, tz=None) -> str:
+        """The session's Markdown report (the summary in the app's words), its times in the
+        learner's zone `tz` (None: this machine's)."""
         session = self._session()
-        return markdown_report(session, self.summary or summarise(session), korean)
+        return markdown_report(session, self.summary or summarise(session), korean, tz)
 
     def _session(self) -> SessionView:
         return SessionView(self.row, self.card, self.persona, list(self.turns))
@@ -276,23 +277,36 @@ class Coach:
         """Delete all the learner's data (sessions, recordings; see PracticeEngine.forget_learner)."""
         return self.engine.forget_learner()
 
-    def export(self, korean: bool = True) -> bytes:
+    def export(self, korean: bool = True, tz=None) -> bytes:
         """The learner's data to take away: a zip of `history.json` (as `coach history --format
-        json`) and each session's Markdown report under `reports/`."""
+        json`, each session with its local time `at` and each spoken turn with its `recording` in the
+        zip), `progress.json` (as `coach progress`), each session's Markdown report under `reports/`
+        and the recordings under `recordings/`; every time in the learner's zone `tz` (None: this
+        machine's), as the app shows them."""
         import io
         import zipfile
+        from pathlib import Path
 
         records = history(self.engine.store, limit=10**9, library=self.library)
         out = io.BytesIO()
         with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as archive:
-            archive.writestr("history.json", json.dumps(records, ensure_ascii=False, indent=2))
             for record in records:
+                record["at"] = local_iso(record["started_at"], tz)
+                folder = f"{record['at'][:10]}-{record['card']}-{record['id'][:8]}"
+                for number, turn in enumerate(record["turns"], start=1):
+                    path = Path(turn["audio_path"]) if turn.get("audio_path") else None
+                    if path is None or not path.is_file():  # deleted since: the turn is still exported
+                        continue
+                    turn["recording"] = f"recordings/{folder}/{number:02d}-{path.name}"
+                    archive.write(path, turn["recording"])
                 try:
-                    markdown = self.open(record["id"]).report(korean)
+                    markdown = self.open(record["id"]).report(korean, tz)
                 except CoachError:  # a card no longer loads: its history entry is still exported
                     continue
-                archive.writestr(f"reports/{record['started_at'][:10]}-{record['card']}-{record['id'][:8]}.md",
-                                 markdown)
+                archive.writestr(f"reports/{folder}.md", markdown)
+            archive.writestr("history.json", json.dumps(records, ensure_ascii=False, indent=2))
+            archive.writestr("progress.json", json.dumps(progress(records, self.library, tz), ensure_ascii=False,
+                                                         indent=2))
         return out.getvalue()
 
     def turn(self, turn_pk: int) -> Turn:

@@ -159,6 +159,16 @@ def local_iso(started_at: str, tz: tzinfo | None = None) -> str:
     return moment.astimezone(tz).isoformat(timespec="seconds")
 
 
+def local_time(moment: datetime, tz: tzinfo | None = None) -> str:
+    """'2026-12-01 15:53 (UTC+09:00)' in the learner's zone (`tz`; None: this machine's): the
+    report's and the export's times, the same clock as the app's. A naive time is UTC."""
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=timezone.utc)
+    local = moment.astimezone(tz)
+    offset = local.strftime("%z")
+    return f"{local:%Y-%m-%d %H:%M} (UTC{offset[:3]}:{offset[3:]})"
+
+
 def _card_turn(record: dict, turn: dict, library: Library) -> str:
     card = library.cards.get(record["card"]) or library.removed.get(record["card"])
     if card is not None and card.kind == "interview":

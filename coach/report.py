@@ -6,7 +6,7 @@ import json
 import re
 
 from coach.content import Card, Library
-from coach.progress import since_last_text
+from coach.progress import local_time, since_last_text
 from coach.result import session_result
 from coach.session import SessionView
 from coach.store import PracticeSession, Store, Turn
@@ -66,7 +66,8 @@ def escape_md(text: str) -> str:
     return _MD_SPECIAL.sub(r"\\\1", text)
 
 
-def markdown_report(view: SessionView, summary: Summary, korean: bool = True) -> str:
+def markdown_report(view: SessionView, summary: Summary, korean: bool = True, tz=None) -> str:
+    """The session's report; times in the learner's zone `tz` (None: this machine's), as the app shows them."""
     card = view.card
     result = view.result()
     title = f"{card.title} ({card.title_ko})" if korean else card.title
@@ -75,7 +76,7 @@ def markdown_report(view: SessionView, summary: Summary, korean: bool = True) ->
         "",
         f"- Card: `{card.id}` · {title}",
         f"- Persona: {view.persona.name}, {view.persona.role}",
-        f"- Started: {view.row.started_at:%Y-%m-%d %H:%M} UTC",
+        f"- Started: {local_time(view.row.started_at, tz)}",
         f"- Criteria met: {result.met} of {result.of}",
         "",
         "## Conversation",

@@ -109,6 +109,12 @@ def test_coach_progress_json_shows_the_first_try_rate_rising(library, capsys):
     assert "Better than last time" in coach.open(strong_id).report()
     assert "지난번보다 좋아졌어요" in coach.open(strong_id).report(korean=True)
     assert coach.open(weak_id).summary.since_last is None  # the card's first session: nothing to compare
+    # the report's time is the learner's, as `at` is; a zone that does not exist is one line
+    assert coach_main(["report", strong_id, "--tz", "Asia/Seoul"]) == 0
+    assert f"- Started: {second['at'][:16].replace('T', ' ')} (UTC+09:00)" in capsys.readouterr().out
+    assert coach_main(["progress", "--tz", "Mars/Olympus"]) == 2
+    assert capsys.readouterr().err == "coach: --tz 'Mars/Olympus' is not a time zone name (for example Asia/Seoul)\n"
+    assert coach_main(["progress", "--card", "no-such-card"]) == 2
 
 
 def test_session_sound_from_spoken_answers_and_grammar_kinds():

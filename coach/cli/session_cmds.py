@@ -48,10 +48,12 @@ def register(subparsers) -> None:
     report = subparsers.add_parser(
         "report",
         help="print a session's Markdown report",
-        description="A session's Markdown report (`--user` as for `history`).",
+        description="A session's Markdown report, times in your time zone (`--tz`, else this machine's; "
+                    "`--user` as for `history`).",
     )
     report.add_argument("session_id")
     report.add_argument("--user", help=USER_HELP)
+    report.add_argument("--tz", help=TZ_HELP)
     report.set_defaults(handler=run_report)
 
     prog = subparsers.add_parser(
@@ -66,11 +68,12 @@ def register(subparsers) -> None:
     )
     prog.add_argument("--user", help=USER_HELP)
     prog.add_argument("--card", help="only this card's sessions")
-    prog.add_argument("--tz", help="your time zone, an IANA name such as Asia/Seoul (default: this machine's)")
+    prog.add_argument("--tz", help=TZ_HELP)
     prog.add_argument("--format", choices=["json"], default="json")
     prog.set_defaults(handler=run_progress)
 
 
+TZ_HELP = "your time zone, an IANA name such as Asia/Seoul (default: this machine's)"
 USER_HELP = ("on a shared database, the signed-in learner whose sessions to read: their learner id, "
              "subject or email (default: the local learner)")
 
@@ -268,17 +271,22 @@ def run_history(args) -> int:
     return 0
 
 
+def _zone(name: str | None):
+    if not name:
+        return None
+    tz = zone(name)
+    if tz is None:
+        raise CoachError(f"--tz {name!r} is not a time zone name (for example Asia/Seoul)")
+    return tz
+
+
 def run_report(args) -> int:
-    print(_coach(args.user).open(args.session_id).report())
+    print(_coach(args.user).open(args.session_id).report(tz=_zone(args.tz)))
     return 0
 
 
 def run_progress(args) -> int:
-    tz = None
-    if args.tz:
-        tz = zone(args.tz)
-        if tz is None:
-            raise CoachError(f"--tz {args.tz!r} is not a time zone name (for example Asia/Seoul)")
+    tz = _zone(args.tz)
     coach = _coach(args.user)
     if args.card and args.card not in coach.library.cards and args.card not in coach.library.removed:
         raise CoachError(f"unknown card {args.card!r} (see `coach cards`)")

@@ -87,6 +87,6 @@ for index, turn in enumerate(view.turns):
                 with st.expander("Scorecard"):
                     widgets.scorecard(view.card, view.feedback[index].scorecard, turn.answer_text, korean,
                                       headline=view.feedback[index].headline)
-st.download_button("Download the report (Markdown)", view.report(korean),
+st.download_button("Download the report (Markdown)", view.report(korean, tz),
                    file_name=f"rehearse-{view.card.id}-{session_id[:8]}.md", mime="text/markdown")
 account.your_data()
