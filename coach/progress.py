@@ -350,13 +350,15 @@ def since_last_text(change: dict, korean: bool = False) -> str:
 
 def first_try_skills(data: dict, library: Library) -> list[dict]:
     """From `progress`: per skill (a criterion of one card, per situation), in how many counted
-    sessions the first answer met it, weakest first. Rows {skill, card, criterion, sessions, met, rate}."""
+    sessions the first answer met it, weakest first. Rows {skill, label, card_title, card, criterion, sessions,
+    met, rate}."""
     rows = []
     for entry in data["criteria"]:
         card = library.cards.get(entry["card"]) or library.removed.get(entry["card"])
         tries = entry["first_try"]
         met = sum(t["met"] for t in tries)
-        rows.append({"skill": f"{entry['label']} · {card.title if card else entry['card']}", "card": entry["card"],
-                     "criterion": entry["criterion"], "sessions": len(tries), "met": met,
+        title = card.title if card else entry["card"]
+        rows.append({"skill": f"{entry['label']} · {title}", "label": entry["label"], "card_title": title,
+                     "card": entry["card"], "criterion": entry["criterion"], "sessions": len(tries), "met": met,
                      "rate": round(met / len(tries), 3) if tries else 0.0})
     return sorted(rows, key=lambda r: (r["rate"], -r["sessions"], r["skill"]))

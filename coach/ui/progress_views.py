@@ -37,21 +37,23 @@ def skills_chart(skills: list[dict], korean: bool) -> None:
                + (" 후속 질문 전 첫 답변에서 각 항목을 얼마나 자주 보여 줬는지입니다." if korean else ""))
     frame = pd.DataFrame(skills)
     frame["share"] = frame["met"].astype(str) + " of " + frame["sessions"].astype(str)
-    # the skill's name above its bar, not beside it: a phone has no room for a 260 px axis
+    frame["name"] = [f"{r['label']} · {r['share']}" for r in frame.to_dict("records")]
     frame["row"] = range(len(frame))
+    # each skill's name and count above its bar, its card under it: a phone has no room for an axis
+    fit = alt.ExprRef(expr="width")  # long names are cut at the chart's width, never drawn over each other
     base = alt.Chart(frame).encode(
         y=alt.Y("row:O", axis=None),
         tooltip=[alt.Tooltip("skill:N", title="Skill"), alt.Tooltip("share:N", title="First answers that showed it")],
     )
-    bars = base.mark_bar(height=10, yOffset=8, cornerRadius=3).encode(
+    bars = base.mark_bar(height=9, yOffset=2, cornerRadius=3).encode(
         x=alt.X("rate:Q", scale=alt.Scale(domain=[0, 1]), axis=None),
         color=alt.Color("rate:Q", scale=alt.Scale(domain=[0, 1], range=[RED, GREEN]), legend=None),
     )
-    names = base.mark_text(align="left", baseline="bottom", dy=-2, fontSize=LABEL_FONT, color="#222").encode(
-        x=alt.value(0), text="skill:N")
-    counts = base.mark_text(align="right", baseline="bottom", dy=-2, fontSize=LABEL_FONT, color="#555").encode(
-        x=alt.value("width"), text="share:N")
-    st.altair_chart((bars + names + counts).properties(height=alt.Step(40)), width="stretch")
+    names = base.mark_text(align="left", baseline="bottom", dy=-5, fontSize=LABEL_FONT, fontWeight="bold",
+                           color="#222", limit=fit).encode(x=alt.value(0), text="name:N")
+    cards = base.mark_text(align="left", baseline="top", dy=9, fontSize=LABEL_FONT - 2, color="#666",
+                           limit=fit).encode(x=alt.value(0), text="card_title:N")
+    st.altair_chart((bars + names + cards).properties(height=alt.Step(56)), width="stretch")
 
 
 def card_progress(data: dict, card_id: str, korean: bool) -> None:
