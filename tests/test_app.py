@@ -361,7 +361,7 @@ def test_history_shows_the_first_try_rising_and_the_retell_beside_the_first_answ
     card = coach.library.card("gpu-cluster-optimization")
     strong_text = card.model_answers[0].text
     weak = coach.start(card.id)
-    coach.send_text(weak.id, "I rewrote the jit boundaries myself on the TPU pod.")
+    coach.send_text(weak.id, "Yesterday I rewrite the jit boundaries myself on the TPU pod.")  # a tense slip
     coach.send_text(weak.id, strong_text)  # met after the follow-up: the session ends all green
     coach.end(weak.id)
     strong = coach.start(card.id)
@@ -392,6 +392,14 @@ def test_history_shows_the_first_try_rising_and_the_retell_beside_the_first_answ
     assert "utilization went from 40% to 83%" in body
     skills = _chart_rows(_chart_with(at, "rate"))
     assert skills[0]["rate"] < 1.0 and {r["sessions"] for r in skills} == {2}
+    grammar = _chart_rows(_chart_with(at, "kind"))
+    assert [(r["session"], r["kind"], r["count"]) for r in grammar] == [(trend[0]["session"], "Verb tense / 시제", 1)]
+    # the first session, picked in the list: how it sounded, and its first answer (no retell there)
+    next(s for s in at.selectbox if s.label == "Session").select(weak.id).run()
+    assert not at.exception, at.exception
+    body = texts(at)
+    assert "How it sounded: grammar: Verb tense / 시제 ×1" in body
+    assert "**First answer** · " in body and "No retell in this session." in body
 
 
 def test_typed_draft_survives_a_recording():

@@ -188,3 +188,23 @@ def session_compared(view: PracticeView, korean: bool) -> None:
             st.markdown(f"**Retell** · {met} of {len(retell.scorecard.criteria) or of}"
                         + (" · 다시 말하기" if korean else ""))
             st.text(retell.text)
+
+
+def session_sound(data: dict | None, session_id: str, korean: bool) -> None:
+    """One line on how the session sounded: pace, fillers per minute (a lower bound), long pauses,
+    the words that did not come through, and the grammar kinds that came back."""
+    s = next((s for s in (data or {}).get("sessions", []) if s["id"] == session_id), None)
+    if s is None:
+        return
+    parts = []
+    if s["wpm"] is not None:
+        parts.append(f"{s['wpm']:.0f} words per minute")
+        parts.append(f"at least {s['fillers_per_min']:.1f} fillers per minute")
+        parts.append(f"{s.get('long_pauses', 0)} long pause{'s' if s.get('long_pauses', 0) != 1 else ''}")
+    if s["flagged_words"]:
+        parts.append("did not come through: " + ", ".join(widgets.escape_md(w) for w in s["flagged_words"][:8]))
+    if s["corrections"]:
+        kinds = s["corrections"].items()
+        parts.append("grammar: " + ", ".join(f"{english_kind_label(k, korean)} ×{n}" for k, n in kinds))
+    if parts:
+        st.caption("How it sounded: " + " · ".join(parts))

@@ -32,6 +32,7 @@ if active:
 
 done = [r for r in records if counted(r)]  # finished sessions with a scored answer
 korean = state.korean()
+data = None  # the `coach progress` data, once there is a finished session
 if done:
     coach = state.coach()
     data = coach.progress(tz=tz)  # first try per criterion, and how each session sounded
@@ -77,6 +78,7 @@ if view is None:
     account.your_data()
     st.stop()
 progress_views.session_compared(view, korean)
+progress_views.session_sound(data, session_id, korean)
 for index, turn in enumerate(view.turns):
     with st.chat_message("assistant"):
         st.markdown(f"**{view.persona.name}:** {widgets.line(turn.prompt, view.card.personal)}")
