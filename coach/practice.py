@@ -230,14 +230,17 @@ class Coach:
         records = history(self.engine.store, limit=10**9, library=self.library)
         return progress(records, self.library, tz, card)
 
-    def _with_progress(self, view: PracticeView) -> PracticeView:
+    def _with_progress(self, view: PracticeView, data: dict | None = None) -> PracticeView:
         """A finished session's summary says plainly whether the first answer was better than last
-        time on this card (coach.progress.since_last)."""
+        time on this card (coach.progress.since_last). `data`: `progress` over all the learner's
+        sessions when the caller has it (the export), else it is made for this card."""
         if view.summary is None:
             return view
-        records = history(self.engine.store, limit=10**9, library=self.library)
-        # which criteria the first answers met is all it compares: no grammar pass over every session
-        change = since_last(progress(records, self.library, card=view.card.id, kinds_of=lambda _text: []), view.id)
+        if data is None:
+            records = history(self.engine.store, limit=10**9, library=self.library)
+            # which criteria the first answers met is all it compares: no grammar pass over every session
+            data = progress(records, self.library, card=view.card.id, kinds_of=lambda _text: [])
+        change = since_last(data, view.id)
         if change is None:
             return view
         return replace(view, summary=view.summary.model_copy(update={"since_last": change}))
@@ -288,6 +291,7 @@ class Coach:
         from pathlib import Path
 
         records = history(self.engine.store, limit=10**9, library=self.library)
+        data = progress(records, self.library, tz)
         out = io.BytesIO()
         with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as archive:
             for record in records:
@@ -300,13 +304,12 @@ class Coach:
                     turn["recording"] = f"recordings/{folder}/{number:02d}-{path.name}"
                     archive.write(path, turn["recording"])
                 try:
-                    markdown = self.open(record["id"]).report(korean, tz)
+                    markdown = self._with_progress(present(self.engine.load(record["id"])), data).report(korean, tz)
                 except CoachError:  # a card no longer loads: its history entry is still exported
                     continue
                 archive.writestr(f"reports/{folder}.md", markdown)
             archive.writestr("history.json", json.dumps(records, ensure_ascii=False, indent=2))
-            archive.writestr("progress.json", json.dumps(progress(records, self.library, tz), ensure_ascii=False,
-                                                         indent=2))
+            archive.writestr("progress.json", json.dumps(data, ensure_ascii=False, indent=2))
         return out.getvalue()
 
     def turn(self, turn_pk: int) -> Turn:

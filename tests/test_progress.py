@@ -137,3 +137,29 @@ def test_session_sound_from_spoken_answers_and_grammar_kinds():
     assert out["wpm"] == 110.0 and out["fillers_per_min"] == 3.0 and out["fillers_at_least"] is True
     assert out["long_pauses"] == 1 and out["flagged_words"] == ["really"] and out["flagged_sounds"] == {"r/l": 1}
     assert out["corrections"] == {"tense": 2, "agreement": 1}
+
+
+def test_first_try_on_a_meeting_card_is_per_situation_and_a_retry_is_not_the_first_try(engine, library):
+    """A card with several situations: each situation's first answer is its first try; the answer
+    to the retry ("let's try that again") met the point, but not on the first try."""
+    from coach.progress import progress
+
+    view = engine.start("video-call-essentials")
+    engine.submit(view.id, "Hello.")  # met nothing: the same situation is asked again
+    engine.submit(view.id, "Sorry, can everyone hear me okay?")
+    for text in ["Sorry, could you say that again, please?", "Sorry to interrupt, could I add one point?",
+                 "Please, go ahead, you first.", "Let me share my screen. Can you all see it, please?"]:
+        engine.submit(view.id, text)
+    records = history(engine.store, library=library)
+    assert records[0]["status"] == "finished"
+    data = progress(records, library, kinds_of=lambda _text: [])
+    tries = {(c["turn"], c["criterion"]): c["first_try"][0]["met"] for c in data["criteria"]}
+    assert set(tries) == {(t, c) for t in ("check-connection", "ask-repeat", "take-floor", "yield-floor",
+                                           "share-screen") for c in ("appropriate", "polite")}
+    assert tries[("check-connection", "appropriate")] is False  # met, but only when asked again
+    assert tries[("share-screen", "appropriate")] is True
+    labels = {c["label"] for c in data["criteria"]}
+    assert any("(" in label for label in labels)  # the situation is named in each label
+    [session] = data["sessions"]
+    assert session["first_answer"]["of"] == 10 and session["first_answer"]["met"] == sum(tries.values())
+    assert session["retell"] is None
