@@ -402,6 +402,31 @@ def test_history_shows_the_first_try_rising_and_the_retell_beside_the_first_answ
     assert "**First answer** · " in body and "No retell in this session." in body
 
 
+def test_the_summary_says_better_than_last_time():
+    """Issue 31: a finished session's summary, opened on its page, starts with whether the first
+    answer was better than last time on this card, in English and Korean."""
+    from coach.practice import Coach
+
+    coach = Coach(_engine())
+    weak = coach.start("status-update")
+    coach.send_text(weak.id, "I'm working on the billing migration.")
+    coach.end(weak.id)
+    strong = coach.start("status-update")
+    coach.send_text(strong.id, "I'm working on the billing migration. I've finished the schema. Next week I'll "
+                               "move the jobs. I need a reviewer from the data team.")
+    coach.end(strong.id)
+
+    at = AppTest.from_file(str(REPO / "app.py"), default_timeout=60)
+    at.session_state["audio_on"] = False
+    at.switch_page("coach/ui/pages/practice.py")
+    at.query_params["session"] = strong.id
+    at.run()
+    assert not at.exception, at.exception
+    body = texts(at)
+    assert "**Better than last time: your first answer met" in body and "지난번보다 좋아졌어요" in body
+    assert body.index("Better than last time") < body.index("Result:")  # said first
+
+
 def test_typed_draft_survives_a_recording():
     at = _start_interview()
     session_id = at.query_params["session"]
