@@ -153,7 +153,8 @@ def yours_markdown(summary: Summary, gap: ModelAnswerGap) -> str:
     for number in gap.yours:
         answer = summary.answer(number)
         added = ", ".join(answer.added) or "nothing new"
-        lines += [f"_Answer {number} — added: {added}_", ""] + _quote(answer.text) + [""]
+        name = f"Answer {number}, your retell" if answer.retell else f"Answer {number}"
+        lines += [f"_{name} — added: {added}_", ""] + _quote(answer.text) + [""]
     return "\n".join(lines) + "\n"
 
 

@@ -163,3 +163,29 @@ def test_first_try_on_a_meeting_card_is_per_situation_and_a_retry_is_not_the_fir
     [session] = data["sessions"]
     assert session["first_answer"]["of"] == 10 and session["first_answer"]["met"] == sum(tries.values())
     assert session["retell"] is None
+
+
+def test_the_retell_is_shown_beside_the_model_answer(engine, library):
+    """Issue 31: the summary puts the learner's retell beside each model answer, named as the retell."""
+    from coach.report import yours_markdown
+    from coach.summary import summarise
+
+    card = library.card("gpu-cluster-optimization")
+    view = engine.start(card.id)
+    result = engine.submit(view.id, card.model_answers[0].text)
+    for _ in range(6):
+        pending = engine.load(view.id).pending
+        if pending is None or pending.kind == "retell":
+            break
+        result = engine.submit(view.id, "I would add a recompile check to CI from day one.")
+    assert engine.load(view.id).pending.kind == "retell"
+    retell = "In short: I removed the recompiles on the TPU pod and utilization went from 40% to 83%."
+    result = engine.submit(view.id, retell)
+    assert result.finished
+    summary = summarise(engine.load(view.id))
+    told = [a for a in summary.answers if a.retell]
+    assert len(told) == 1 and told[0].text == retell
+    for gap in summary.model_answer_gaps:
+        assert told[0].number in gap.yours
+        shown = yours_markdown(summary, gap)
+        assert f"Answer {told[0].number}, your retell" in shown and "utilization went from 40% to 83%" in shown
