@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 from types import MappingProxyType
 
@@ -25,7 +25,20 @@ from coach.content import REMOVED_FOLDER, Card, Library, Persona, Voice, load_li
 from coach.drills import DrillLine, lines_for, read_aloud
 from coach.errors import CoachError
 from coach.llm_judge import LLM_REASON_PREFIX
-from coach.progress import counted, criterion_progress, session_label, weak_skills, words_to_practise, zone
+from coach.progress import (
+    counted,
+    criterion_progress,
+    first_try_skills,
+    local_iso,
+    progress,
+    session_label,
+    since_last,
+    since_last_text,
+    weak_skills,
+    when,
+    words_to_practise,
+    zone,
+)
 from coach.pronunciation import REFERENCE_VOICE, Pronunciation, WordScore, line_around, say_again, slow_voice, word_clip
 from coach.report import escape_md, history, markdown_report, session_record
 from coach.result import SessionResult, TurnDelta, TurnHeadline
@@ -40,7 +53,7 @@ from coach.summary import (
     retell_comparison,
     summarise,
 )
-from scoring.english import Review
+from scoring.english import KIND_LABELS, Review
 from scoring.models import Scorecard
 
 # What the front ends use besides the gestures is re-exported here too, so that the pages depend
@@ -52,10 +65,18 @@ __all__ = [
     "PracticeEngine", "Pronunciation", "Scorecard", "SessionView", "Settings", "Store", "Summary", "TurnDelta",
     "TurnHeadline",
     "Voice", "WordScore", "access", "counted", "criterion_progress", "escape_md", "format_seconds", "history",
-    "line_around", "llm_suggest", "load_library", "load_settings", "markdown_files", "open_store", "personal",
+    "line_around", "llm_suggest", "local_iso", "since_last_text", "first_try_skills", "since_last", "when",
+    "english_kind_label",
+    "load_library", "load_settings", "markdown_files", "open_store", "personal",
     "report", "say_again", "session_label", "slow_voice", "stt", "tts", "weak_skills", "word_clip",
     "words_to_practise", "zone",
 ]
+
+
+def english_kind_label(kind: str, korean: bool = False) -> str:
+    """A grammar correction kind as learners read it ('Verb tense / 시제')."""
+    label, label_ko = KIND_LABELS.get(kind, KIND_LABELS["other"])
+    return f"{label} / {label_ko}" if korean else label
 
 
 @dataclass(frozen=True)
@@ -127,13 +148,20 @@ class PracticeView:
         record = session_record(self.row, list(self.turns), self.card)
         return session_label(record, Library(cards={self.card.id: self.card}), tz)
 
+    def first_and_retell(self) -> tuple[Feedback | None, Feedback | None]:
+        """The first answer (before any follow-up) and the retell, shown side by side (History)."""
+        first = next(iter(self.feedback.values()), None)
+        retell = next((f for f in self.feedback.values() if self.turns[f.index].kind == TurnKind.RETELL), None)
+        return first, (retell if retell is not first else None)
+
     def korean_hint(self, turn: Turn) -> str | None:
         return interviewer.korean_hint(self.card, turn.kind, turn.turn_id, turn.criterion)
 
-    def report(self, korean: bool = True) -> str:
-        """The session's Markdown report (the summary in the app's words)."""
+    def report(self, korean: bool = True, tz=None) -> str:
+        """The session's Markdown report (the summary in the app's words), its times in the
+        learner's zone `tz` (None: this machine's)."""
         session = self._session()
-        return markdown_report(session, self.summary or summarise(session), korean)
+        return markdown_report(session, self.summary or summarise(session), korean, tz)
 
     def _session(self) -> SessionView:
         return SessionView(self.row, self.card, self.persona, list(self.turns))
@@ -187,12 +215,38 @@ class Coach:
 
     def open(self, session_id: str) -> PracticeView:
         """A session as stored, to read (History, `coach report`)."""
-        return present(self.engine.load(session_id))
+        return self._with_progress(present(self.engine.load(session_id)))
 
     def resume(self, session_id: str) -> PracticeView:
         """A session to practise in: a turn interrupted between its steps is completed first
         (the prompt that should have come next is asked, or the session is finished)."""
-        return present(self.engine.resume(session_id))
+        return self._with_progress(present(self.engine.resume(session_id)))
+
+    def first_try_skills(self, tz=None) -> list[dict]:
+        """Across all cards, how often each skill was met on the first try, weakest first."""
+        return first_try_skills(self.progress(tz=tz), self.library)
+
+    def progress(self, card: str | None = None, tz=None) -> dict:
+        """`coach progress`: first try per criterion and card over the finished sessions (oldest
+        first), and per session the first answer, the retell and how it sounded; times ISO 8601 in
+        the learner's zone `tz` (None: this machine's)."""
+        records = history(self.engine.store, limit=10**9, library=self.library)
+        return progress(records, self.library, tz, card)
+
+    def _with_progress(self, view: PracticeView, data: dict | None = None) -> PracticeView:
+        """A finished session's summary says plainly whether the first answer was better than last
+        time on this card (coach.progress.since_last). `data`: `progress` over all the learner's
+        sessions when the caller has it (the export), else it is made for this card."""
+        if view.summary is None:
+            return view
+        if data is None:
+            records = history(self.engine.store, limit=10**9, library=self.library)
+            # which criteria the first answers met is all it compares: no grammar pass over every session
+            data = progress(records, self.library, card=view.card.id, kinds_of=lambda _text: [])
+        change = since_last(data, view.id)
+        if change is None:
+            return view
+        return replace(view, summary=view.summary.model_copy(update={"since_last": change}))
 
     def start(self, card_id: str, persona_id: str | None = None) -> PracticeView:
         return present(self.engine.start(card_id, persona_id))
@@ -220,32 +274,45 @@ class Coach:
         self.engine.save_draft(turn_pk, text)
 
     def skip(self, session_id: str) -> PracticeView:
-        return present(self.engine.skip_retry(session_id))
+        return self._with_progress(present(self.engine.skip_retry(session_id)))
 
     def end(self, session_id: str) -> PracticeView:
-        return present(self.engine.finish(session_id))
+        return self._with_progress(present(self.engine.finish(session_id)))
 
     def forget_me(self) -> int:
         """Delete all the learner's data (sessions, recordings; see PracticeEngine.forget_learner)."""
         return self.engine.forget_learner()
 
-    def export(self, korean: bool = True) -> bytes:
+    def export(self, korean: bool = True, tz=None) -> bytes:
         """The learner's data to take away: a zip of `history.json` (as `coach history --format
-        json`) and each session's Markdown report under `reports/`."""
+        json`, each session with its local time `at` and each spoken turn with its `recording` in the
+        zip), `progress.json` (as `coach progress`), each session's Markdown report under `reports/`
+        and the recordings under `recordings/`; every time in the learner's zone `tz` (None: this
+        machine's), as the app shows them."""
         import io
         import zipfile
+        from pathlib import Path
 
         records = history(self.engine.store, limit=10**9, library=self.library)
+        data = progress(records, self.library, tz)
         out = io.BytesIO()
         with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as archive:
-            archive.writestr("history.json", json.dumps(records, ensure_ascii=False, indent=2))
             for record in records:
+                record["at"] = local_iso(record["started_at"], tz)
+                folder = f"{record['at'][:10]}-{record['card']}-{record['id'][:8]}"
+                for number, turn in enumerate(record["turns"], start=1):
+                    path = Path(turn["audio_path"]) if turn.get("audio_path") else None
+                    if path is None or not path.is_file():  # deleted since: the turn is still exported
+                        continue
+                    turn["recording"] = f"recordings/{folder}/{number:02d}-{path.name}"
+                    archive.write(path, turn["recording"])
                 try:
-                    markdown = self.open(record["id"]).report(korean)
+                    markdown = self._with_progress(present(self.engine.load(record["id"])), data).report(korean, tz)
                 except CoachError:  # a card no longer loads: its history entry is still exported
                     continue
-                archive.writestr(f"reports/{record['started_at'][:10]}-{record['card']}-{record['id'][:8]}.md",
-                                 markdown)
+                archive.writestr(f"reports/{folder}.md", markdown)
+            archive.writestr("history.json", json.dumps(records, ensure_ascii=False, indent=2))
+            archive.writestr("progress.json", json.dumps(data, ensure_ascii=False, indent=2))
         return out.getvalue()
 
     def turn(self, turn_pk: int) -> Turn:
@@ -274,7 +341,6 @@ class Coach:
         session = self.engine.latest_active(kind)
         return present(session) if session is not None else None
 
-    @staticmethod
-    def _after(result: TurnResult) -> PracticeView:
+    def _after(self, result: TurnResult) -> PracticeView:
         assert result.session is not None  # every gesture returns the session it kept current
-        return present(result.session, result)
+        return self._with_progress(present(result.session, result))

@@ -6,6 +6,7 @@ import json
 import re
 
 from coach.content import Card, Library
+from coach.progress import local_time, since_last_text
 from coach.result import session_result
 from coach.session import SessionView
 from coach.store import PracticeSession, Store, Turn
@@ -65,7 +66,8 @@ def escape_md(text: str) -> str:
     return _MD_SPECIAL.sub(r"\\\1", text)
 
 
-def markdown_report(view: SessionView, summary: Summary, korean: bool = True) -> str:
+def markdown_report(view: SessionView, summary: Summary, korean: bool = True, tz=None) -> str:
+    """The session's report; times in the learner's zone `tz` (None: this machine's), as the app shows them."""
     card = view.card
     result = view.result()
     title = f"{card.title} ({card.title_ko})" if korean else card.title
@@ -74,7 +76,7 @@ def markdown_report(view: SessionView, summary: Summary, korean: bool = True) ->
         "",
         f"- Card: `{card.id}` · {title}",
         f"- Persona: {view.persona.name}, {view.persona.role}",
-        f"- Started: {view.row.started_at:%Y-%m-%d %H:%M} UTC",
+        f"- Started: {local_time(view.row.started_at, tz)}",
         f"- Criteria met: {result.met} of {result.of}",
         "",
         "## Conversation",
@@ -151,7 +153,8 @@ def yours_markdown(summary: Summary, gap: ModelAnswerGap) -> str:
     for number in gap.yours:
         answer = summary.answer(number)
         added = ", ".join(answer.added) or "nothing new"
-        lines += [f"_Answer {number} — added: {added}_", ""] + _quote(answer.text) + [""]
+        name = f"Answer {number}, your retell" if answer.retell else f"Answer {number}"
+        lines += [f"_{name} — added: {added}_", ""] + _quote(answer.text) + [""]
     return "\n".join(lines) + "\n"
 
 
@@ -194,9 +197,19 @@ def habits_markdown(summary: Summary, korean: bool, heading: str = "####") -> st
     return "\n".join(lines) + "\n"
 
 
+def since_last_markdown(summary: Summary, korean: bool) -> str:
+    """'Better than last time: …' (and in Korean): the first answer against last session's ("" for
+    a card's first session)."""
+    if not summary.since_last:
+        return ""
+    return f"**{since_last_text(summary.since_last, korean)}**\n"
+
+
 def summary_markdown(summary: Summary, korean: bool, heading: str = "####") -> str:
     """The end-of-session summary as Markdown: the report file and the terminal."""
     parts = [result_markdown(summary, korean, heading)]
+    if summary.since_last:
+        parts.insert(0, since_last_markdown(summary, korean))
     if summary.retell:
         parts.append(retell_markdown(summary))
     parts.append(practise_markdown(summary, korean, heading))

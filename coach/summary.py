@@ -9,6 +9,7 @@ from pydantic import BaseModel, Field
 import scoring
 from coach.content import Card
 from coach.session import SessionView
+from coach.store import TurnKind
 from scoring import english
 from scoring.english import Review
 from scoring.models import Scorecard
@@ -40,6 +41,7 @@ class YourAnswer(BaseModel):
     turn: str | None = None  # the card turn it answered (meeting cards with several situations)
     text: str
     added: list[str] = Field(default_factory=list)  # labels first met by this answer
+    retell: bool = False  # the learner's retell of the whole answer
 
 
 class ModelAnswerGap(BaseModel):
@@ -93,6 +95,9 @@ class Summary(BaseModel):
     practise_next: list[PracticeItem]
     retell: RetellComparison | None = None
     english: list[EnglishHabit] = Field(default_factory=list)  # the kinds of English error that came back
+    # the first answer against the previous session's on this card (coach.progress.since_last; set by
+    # coach.practice, which reads the learner's other sessions); None for a card's first session
+    since_last: dict | None = None
 
     def answer(self, number: int) -> YourAnswer:
         return self.answers[number - 1]
@@ -129,7 +134,7 @@ def summarise(view: SessionView) -> Summary:
         delta = result.deltas.get(index)
         answers.append(YourAnswer(
             number=len(answers) + 1, index=index, turn=turn.turn_id if several else None,
-            text=turn.answer_text or "",
+            text=turn.answer_text or "", retell=turn.kind == TurnKind.RETELL,
             added=[result.criteria[k].label for k in delta.added] if delta else []))
     rows = [
         CriterionSummary(
@@ -229,6 +234,8 @@ def _model_answers(view: SessionView, rows: list[CriterionSummary],
         mine = [a for a in answers if a.turn == key]
         user_text = " ".join(a.text for a in mine)
         shown = [a.number for a in mine if a.added] or [a.number for a in mine[-1:]]
+        # the retell, the whole answer told once more, is read beside the model answer too
+        shown += [a.number for a in mine if a.retell and a.number not in shown]
         out.append(ModelAnswerGap(
             title=card.turn_label(answer.turn) if answer.turn else answer.title, turn=answer.turn,
             had=had, concepts=_concepts_missing(card, turn_id, answer.text, user_text), text=answer.text,

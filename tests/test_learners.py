@@ -202,3 +202,34 @@ def test_history_page_deletes_all_my_data_after_a_confirmation(library):
     assert not at.exception
     assert [s.value for s in at.success] == ["All your data was deleted (1 session(s) and their recordings)."]
     assert local.engine.store.list_sessions() == [] and not recording.exists()
+
+
+def test_export_round_trip_holds_the_recordings_and_one_local_time(two):
+    """Issue 31: the export holds each recording (the same bytes, named from its turn in
+    history.json), and the report, history.json, progress.json and History's label give the
+    session's start in the learner's zone, the same clock."""
+    from zoneinfo import ZoneInfo
+
+    from coach.practice import session_label
+
+    ann, _ = two
+    seoul = ZoneInfo("Asia/Seoul")
+    view = ann.start("status-update")
+    kept = ann.engine._keep_recording(ann.engine.load(view.id), WAV, ".wav")
+    ann.send_text(view.id, "Context: the migration. Progress: done. Next: the cut-over on Friday.")
+    ann.end(view.id)
+    archive = zipfile.ZipFile(io.BytesIO(ann.export(korean=False, tz=seoul)))
+    history = json.loads(archive.read("history.json"))
+    [record] = history
+    recordings = [t["recording"] for t in record["turns"] if t.get("recording")]
+    assert recordings and all(name.startswith("recordings/") for name in recordings)
+    assert [archive.read(name) for name in recordings] == [WAV]
+    assert kept.name in recordings[0]
+    assert record["at"].endswith("+09:00") and record["at"][:16] != record["started_at"][:16]
+    [report] = [name for name in archive.namelist() if name.startswith("reports/")]
+    text = archive.read(report).decode()
+    local = record["at"][:16].replace("T", " ")
+    assert f"- Started: {local} (UTC+09:00)" in text and " UTC\n" not in text
+    assert json.loads(archive.read("progress.json"))["sessions"][0]["at"] == record["at"]
+    label = session_label(record, ann.library, seoul)
+    assert label.startswith(f"{int(local[8:10])} ") and local[11:16] in label  # History's list, the same clock

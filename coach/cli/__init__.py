@@ -36,6 +36,7 @@ COMMANDS = {
     "practice": "coach.cli.session_cmds",
     "history": "coach.cli.session_cmds",
     "report": "coach.cli.session_cmds",
+    "progress": "coach.cli.session_cmds",
     "transcribe": "coach.cli.voice_cmds",
     "pronounce": "coach.cli.voice_cmds",
     "speak": "coach.cli.voice_cmds",

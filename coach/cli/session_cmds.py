@@ -12,7 +12,7 @@ from coach.config import load_settings
 from coach.content import as_text, default_library, not_utf8, text_problem
 from coach.errors import AnswerTooLongError, CoachError, ConcurrentAnswerError, EmptyAnswerError, KoreanAnswerError
 from coach.llm import strip_controls
-from coach.practice import Coach, PracticeView, TurnStatus
+from coach.practice import Coach, PracticeView, TurnStatus, zone
 from coach.report import history
 from coach.session import PracticeEngine
 from coach.store import Store, open_store
@@ -50,13 +50,32 @@ def register(subparsers) -> None:
     report = subparsers.add_parser(
         "report",
         help="print a session's Markdown report",
-        description="A session's Markdown report (`--user` as for `history`).",
+        description="A session's Markdown report, times in your time zone (`--tz`, else this machine's; "
+                    "`--user` as for `history`).",
     )
     report.add_argument("session_id")
     report.add_argument("--user", help=USER_HELP)
+    report.add_argument("--tz", help=TZ_HELP)
     report.set_defaults(handler=run_report)
 
+    prog = subparsers.add_parser(
+        "progress",
+        help="first try per criterion and how you sound, over sessions",
+        description=(
+            "Per criterion and card, whether your first answer (before any follow-up) met it in each finished "
+            "session, oldest first; per session the first answer and the retell (`met`, `of`), `wpm`, "
+            "`fillers_per_min` (a lower bound when spoken), `flagged_words` and grammar `corrections` by kind. "
+            "`at` is ISO 8601 in your time zone (`--tz`, else this machine's). `--user` as for `history`."
+        ),
+    )
+    prog.add_argument("--user", help=USER_HELP)
+    prog.add_argument("--card", help="only this card's sessions")
+    prog.add_argument("--tz", help=TZ_HELP)
+    prog.add_argument("--format", choices=["json"], default="json")
+    prog.set_defaults(handler=run_progress)
 
+
+TZ_HELP = "your time zone, an IANA name such as Asia/Seoul (default: this machine's)"
 USER_HELP = ("on a shared database, the signed-in learner whose sessions to read: their learner id, "
              "subject or email (default: the local learner)")
 
@@ -265,6 +284,24 @@ def run_history(args) -> int:
     return 0
 
 
+def _zone(name: str | None):
+    if not name:
+        return None
+    tz = zone(name)
+    if tz is None:
+        raise CoachError(f"--tz {name!r} is not a time zone name (for example Asia/Seoul)")
+    return tz
+
+
 def run_report(args) -> int:
-    print(strip_controls(_coach(args.user).open(args.session_id).report()))
+    print(strip_controls(_coach(args.user).open(args.session_id).report(tz=_zone(args.tz))))
+    return 0
+
+
+def run_progress(args) -> int:
+    tz = _zone(args.tz)
+    coach = _coach(args.user)
+    if args.card and args.card not in coach.library.cards and args.card not in coach.library.removed:
+        raise CoachError(f"unknown card {args.card!r} (see `coach cards`)")
+    print(json.dumps(coach.progress(card=args.card, tz=tz), ensure_ascii=False, indent=2))
     return 0

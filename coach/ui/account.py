@@ -33,9 +33,11 @@ def your_data() -> None:
     st.markdown("##### Your data")
     coach = state.coach()
     korean = state.korean()
+    tz = state.timezone()  # the report's and the export's times, as the app shows them
     # made when it is clicked (on its own thread), not on every run of the page
-    st.download_button("Export my data (reports and history, zip)", lambda: coach.export(korean), key="export-my-data",
-                       file_name=f"rehearse-my-data-{datetime.now(UTC):%Y%m%d}.zip", mime="application/zip")
+    st.download_button("Export my data (reports, history and recordings, zip)", lambda: coach.export(korean, tz),
+                       key="export-my-data", file_name=f"rehearse-my-data-{datetime.now(UTC):%Y%m%d}.zip",
+                       mime="application/zip")
     with st.expander("Delete all my data"):
         st.markdown("This deletes every session of yours, with its answers, scorecards and recordings"
                     + ("" if coach.settings.learner.is_local else ", and your own cards")

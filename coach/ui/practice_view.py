@@ -459,7 +459,7 @@ def _finished(view: PracticeView, korean: bool, kind: str) -> None:
     widgets.summary(view.summary, korean)
     st.download_button(
         "Download the report (Markdown)",
-        view.report(korean),
+        view.report(korean, state.timezone()),
         file_name=f"rehearse-{view.card.id}-{view.id[:8]}.md",
         mime="text/markdown",
     )

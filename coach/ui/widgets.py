@@ -250,6 +250,8 @@ def delivery(result: Scorecard, meeting: bool = False) -> None:
 def summary(result: Summary, korean: bool) -> None:
     """The end-of-session summary, in the words of `coach report` (coach.report's blocks)."""
     st.subheader("Summary")
+    if result.since_last:  # better than last time, or not, said first and plainly
+        st.markdown(report.since_last_markdown(result, korean))
     st.markdown(report.result_markdown(result, korean))
     if result.retell:
         st.markdown(report.retell_markdown(result))

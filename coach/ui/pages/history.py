@@ -1,10 +1,9 @@
-import altair as alt
 import pandas as pd
 import streamlit as st
 
 from coach.errors import CoachError
-from coach.practice import counted, criterion_progress, history, session_label, weak_skills, words_to_practise
-from coach.ui import account, state, widgets
+from coach.practice import counted, first_try_skills, history, session_label, words_to_practise
+from coach.ui import account, progress_views, state, widgets
 
 st.title("History")
 library = state.library()
@@ -32,47 +31,19 @@ if active:
             st.switch_page(state.KIND_PAGES[kind], query_params={"session": record["id"]})
 
 done = [r for r in records if counted(r)]  # finished sessions with a scored answer
+korean = state.korean()
+data = None  # the `coach progress` data, once there is a finished session
 if done:
-    st.markdown("##### Skills across all cards")
-    skills = weak_skills(records, library)
-    st.caption("How often each skill was shown in the finished sessions that practised it, weakest first.")
-    frame = pd.DataFrame(skills)
-    frame["share"] = frame["met"].astype(str) + " of " + frame["sessions"].astype(str)
-    base = alt.Chart(frame).encode(
-        y=alt.Y("skill:N", title=None, sort=None, axis=alt.Axis(labelLimit=260)),
-        tooltip=[alt.Tooltip("skill:N", title="Skill"), alt.Tooltip("share:N", title="Sessions where it was met")],
-    )
-    bars = base.mark_bar().encode(
-        # no axis: each bar says "n of m" itself, and a phone has no room for an axis and its title
-        x=alt.X("rate:Q", scale=alt.Scale(domain=[0, 1]), axis=None),
-        color=alt.Color("rate:Q", scale=alt.Scale(domain=[0, 1], range=["#e57373", "#8bc34a"]), legend=None),
-    )
-    counts = base.mark_text(align="left", dx=4, color="#444").encode(x=alt.X("rate:Q"), text="share:N")
-    skill_chart = (bars + counts).properties(height=alt.Step(24))
-    st.altair_chart(skill_chart, width="stretch")
+    coach = state.coach()
+    data = coach.progress(tz=tz)  # first try per criterion, and how each session sounded
+    progress_views.skills_chart(first_try_skills(data, library), korean)
 
     def card_title(cid: str) -> str:
         return library.cards[cid].title if cid in library.cards else cid
 
     practised = list(dict.fromkeys(r["card"] for r in done))  # the most recently practised first
     card_id = st.selectbox("Progress for card", practised, format_func=card_title)
-    rows = criterion_progress(records, library, card_id, tz)
-    if rows:
-        order = [r["session"] for r in sorted(rows, key=lambda r: r["order"])]
-        chart = (
-            alt.Chart(pd.DataFrame(rows))
-            .mark_rect(stroke="white", strokeWidth=2)
-            .encode(
-                x=alt.X("session:O", title="Session", sort=list(dict.fromkeys(order)),
-                        axis=alt.Axis(labelAngle=-40, orient="top")),
-                y=alt.Y("label:N", title=None, sort=None, axis=alt.Axis(labelLimit=260)),
-                color=alt.Color("verdict:N", scale=alt.Scale(domain=["met", "not yet"], range=["#8bc34a", "#f4c7c3"]),
-                                legend=alt.Legend(title=None, orient="top")),
-                tooltip=[alt.Tooltip("session:O", title="Session"), alt.Tooltip("label:N", title="Criterion"),
-                         alt.Tooltip("verdict:N", title="Result"), alt.Tooltip("result:N", title="Session result")],
-            )
-        ).properties(height=alt.Step(28))
-        st.altair_chart(chart, width="stretch")  # fits the screen (a phone too)
+    progress_views.card_progress(data, card_id, korean)
 
 practise = words_to_practise(records)
 if practise:
@@ -92,7 +63,6 @@ st.markdown("##### Sessions")
 labels = {r["id"]: session_label(r, library, tz) for r in records}
 session_id: str = st.selectbox("Session", list(labels), format_func=lambda sid: labels[sid]) or next(iter(labels))
 record = next(r for r in records if r["id"] == session_id)
-korean = state.korean()
 try:  # the session as every front end shows it (its card may have been removed since)
     # a card the learner deleted is kept aside (library.removed), so its sessions still read in full
     known = record["card"] in library.cards or record["card"] in library.removed
@@ -107,6 +77,8 @@ if view is None:
             st.chat_message("user").text(turn["answer"])
     account.your_data()
     st.stop()
+progress_views.session_compared(view, korean)
+progress_views.session_sound(data, session_id, korean)
 for index, turn in enumerate(view.turns):
     with st.chat_message("assistant"):
         st.markdown(f"**{view.persona.name}:** {widgets.line(turn.prompt, view.card.personal)}")
@@ -117,6 +89,6 @@ for index, turn in enumerate(view.turns):
                 with st.expander("Scorecard"):
                     widgets.scorecard(view.card, view.feedback[index].scorecard, turn.answer_text, korean,
                                       headline=view.feedback[index].headline)
-st.download_button("Download the report (Markdown)", view.report(korean),
+st.download_button("Download the report (Markdown)", view.report(korean, tz),
                    file_name=f"rehearse-{view.card.id}-{session_id[:8]}.md", mime="text/markdown")
 account.your_data()
