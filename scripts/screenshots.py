@@ -29,28 +29,22 @@ def seed(data_dir: str) -> str:
     from coach.store import Store
 
     engine = PracticeEngine(default_library(), Store(load_settings().database_url))
-    card = engine.library.card("gpu-cluster-optimization")
-    weak = engine.start(card.id)
-    engine.submit(weak.id, "I rewrote the jit boundaries myself on the TPU pod after profiling the step.")
-    engine.submit(weak.id, "Utilization went from 40% to 83%.")
-    engine.finish(weak.id)
-    full = engine.start(card.id)
-    for text in ["I worked on a big cluster and it was a good project.",
-                 "I personally rewrote the jit boundaries in our JAX training loop to remove dynamic shapes.",
-                 "TPU utilization went from 40% to 83% after the change.",
-                 "I profiled a few training steps and the trace showed the root cause: recompiles.",
-                 "I did the profiling myself, while my teammate Jisoo handled the input pipeline.",
-                 "We considered rewriting the input pipeline first, but rejected it because the profile said the "
-                 "time was in the graph.",
-                 "If I did it again, I would add a recompilation check to CI from day one.",
-                 "I owned the JAX training loop on a TPU pod. I profiled the steps and found recompiles from dynamic "
-                 "shapes, so I rewrote the jit boundaries. We considered rewriting the input pipeline but rejected "
-                 "it. I did the profiling while my teammate Jisoo handled the data loader. Utilization went from "
-                 "40% to 83%. If I did it again, I would add a recompilation check to CI from day one."]:
-        engine.submit(full.id, text)
     meeting = engine.start("status-update")
     engine.submit(meeting.id, "I'm working on the billing migration. I've finished the schema.")
     engine.finish(meeting.id)
+    card = engine.library.card("gpu-cluster-optimization")
+    weak = engine.start(card.id)  # a weak first answer, met after the follow-ups
+    engine.submit(weak.id, "I rewrote the jit boundaries myself on the TPU pod after profiling the step.")
+    engine.submit(weak.id, "Utilization went from 40% to 83%.")
+    engine.finish(weak.id)
+    full = engine.start(card.id)  # next time, a strong first answer, then the retell
+    for text in ["I owned the JAX training loop on a TPU pod. I profiled the steps and found recompiles from dynamic "
+                 "shapes, so I rewrote the jit boundaries. We considered rewriting the input pipeline but rejected "
+                 "it. I did the profiling while my teammate Jisoo handled the data loader. Utilization went from "
+                 "40% to 83%. If I did it again, I would add a recompilation check to CI from day one.",
+                 "I would add a recompile check to CI from day one.",
+                 "I cut the step time on the TPU pod by removing recompiles; utilization went from 40% to 83%."]:
+        engine.submit(full.id, text)
     call = engine.start("video-call-essentials")
     engine.submit(call.id, "Hi Ravi, sorry about that. Can you hear me okay now?")
     engine.submit(call.id, "What? Say it again.")
