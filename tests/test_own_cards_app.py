@@ -211,7 +211,8 @@ def test_every_rubric_made_practised_seen_in_history_deleted_and_still_readable(
     assert [c.id for c in card.criteria] == criteria
 
     asked = engine().load(session_id).pending.prompt
-    pending_draft(at).input("Okay, sounds good to me.")
+    # a plain "Okay, sounds good to me." is polite now (a plain line is fine): this one is not
+    pending_draft(at).input("Okay, whatever, sounds good to me.")
     at.button(key="send").click().run()
     follow_up = engine().load(session_id).pending
     assert follow_up is not None and follow_up.prompt != asked and "no criterion met yet" in texts(at)
