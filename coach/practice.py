@@ -176,9 +176,10 @@ def present(session: SessionView, result: TurnResult | None = None) -> PracticeV
             scorecard = Scorecard.model_validate_json(turn.scorecard_json)
             delta = outcome.deltas.get(index)
             evidence = {cid: list(v.evidence) for cid, v in scorecard.criteria.items() if v.met}
-            judged = any(c.detector.type == "politeness" for c in session.card.criteria
-                         if c.id in scorecard.criteria)
-            headline = (outcome.headline(delta, evidence, turn.answer_text or "", judged)
+            # the scorer judged it impolite: only then is the answer read again for how it sounds
+            impolite = any(c.detector.type == "politeness" and not scorecard.criteria[c.id].met
+                           for c in session.card.criteria if c.id in scorecard.criteria)
+            headline = (outcome.headline(delta, evidence, turn.answer_text or "", impolite)
                         if delta is not None else None)
             feedback[index] = Feedback(index, len(feedback) + 1, scorecard, delta, headline,
                                        turn.answer_text or "")

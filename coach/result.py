@@ -130,10 +130,10 @@ class SessionResult:
                 "criteria": {key: state.to_json() for key, state in self.criteria.items()}}
 
     def headline(self, delta: TurnDelta, evidence: dict[str, list[str]], answer: str = "",
-                 politeness_judged: bool = False) -> TurnHeadline:
+                 impolite: bool = False) -> TurnHeadline:
         """The headline of the answer `delta` is about; `evidence` is its scorecard's quotes by
-        criterion id. With `politeness_judged` (its card judges politeness), what made the
-        `answer` impolite is said, with how it sounds and a softer wording."""
+        criterion id. When its scorecard found the `answer` `impolite`, what made it so is said,
+        with how it sounds and a softer wording."""
         def credit(key: str) -> Credit:
             state = self.criteria[key]
             quotes = evidence.get(state.criterion) or []
@@ -144,7 +144,7 @@ class SessionResult:
 
         covered = frozenset(s.criterion for s in self.current()
                             if s.met and s.turn is not None and s.turn < delta.index and here(s.key))
-        sounds, softer = _how_it_sounds(answer) if politeness_judged and answer.strip() else ((), None)
+        sounds, softer = _how_it_sounds(answer) if impolite and answer.strip() else ((), None)
         return TurnHeadline(
             added=tuple(credit(k) for k in delta.added),
             again=tuple(credit(k) for k in delta.again),

@@ -646,32 +646,34 @@ def recording_path(data_dir: Path, session_id: str, suffix: str = ".wav") -> Pat
 
 def save_audio_file(data_dir: Path, session_id: str, data: bytes, suffix: str = ".wav") -> Path:
     """Keep the raw recording before anything else touches it."""
-    path = recording_path(data_dir, session_id, suffix)
-    folder = path.parent
-    try:
-        for each in (Path(data_dir), folder.parent, folder):
-            private_dir(each)
-        write_private(path, data)
-    except OSError as exc:
-        raise StorageError(f"cannot save the recording in {folder}: {exc.strerror}") from None
-    return path
+    return _keep_recording(data_dir, session_id, suffix, lambda path: write_private(path, data))
 
 
 def copy_audio_file(data_dir: Path, session_id: str, source: Path, suffix: str = ".wav") -> Path:
     """Keep a recording given as a file: copied in pieces (never read whole) to a new private file."""
     import shutil
 
+    def copy(path: Path) -> None:
+        with open(source, "rb") as src:
+            handle = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            with os.fdopen(handle, "wb") as out:
+                shutil.copyfileobj(src, out, 1 << 20)
+
+    return _keep_recording(data_dir, session_id, suffix, copy, remove_on_failure=True)
+
+
+def _keep_recording(data_dir: Path, session_id: str, suffix: str, write, remove_on_failure: bool = False) -> Path:
+    """A new private recording path under the data dir (its folders made private), filled by
+    `write(path)`; a failure is one StorageError."""
     path = recording_path(data_dir, session_id, suffix)
     folder = path.parent
     try:
         for each in (Path(data_dir), folder.parent, folder):
             private_dir(each)
-        with open(source, "rb") as src:
-            handle = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-            with os.fdopen(handle, "wb") as out:
-                shutil.copyfileobj(src, out, 1 << 20)
+        write(path)
     except OSError as exc:
-        path.unlink(missing_ok=True)
+        if remove_on_failure:
+            path.unlink(missing_ok=True)
         raise StorageError(f"cannot save the recording in {folder}: {exc.strerror}") from None
     return path
 

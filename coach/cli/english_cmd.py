@@ -7,12 +7,8 @@ One JSON object per text: {"id"?, "text", "corrections": [{"start", "end", "wron
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
 from coach.cli import jsonl
-from coach.content import read_utf8, text_problem
-from coach.errors import CoachError, EmptyAnswerError
+from coach.errors import EmptyAnswerError
 
 
 def register(subparsers) -> None:
@@ -25,10 +21,7 @@ def register(subparsers) -> None:
             "`\"language\": \"ko\"` and no corrections."
         ),
     )
-    source = parser.add_mutually_exclusive_group(required=True)
-    source.add_argument("--text")
-    source.add_argument("--file", type=Path, help="a text file holding one text")
-    source.add_argument("--jsonl", type=Path, help='lines {"id": ..., "text": ...}')
+    jsonl.add_text_source(parser, one="text")
     parser.add_argument("--format", choices=["json"], default="json")
     parser.set_defaults(handler=run)
 
@@ -45,12 +38,4 @@ def correct(text: str, text_id=None) -> dict:
 
 
 def run(args) -> int:
-    from scoring import MAX_SCORED_CHARS
-
-    if args.jsonl is None:
-        text = args.text if args.text is not None else read_utf8(args.file, MAX_SCORED_CHARS * 4)
-        if problem := text_problem(text):
-            raise CoachError(f"--text: {problem}")
-        print(json.dumps(correct(text), ensure_ascii=False))
-        return 0
-    return jsonl.run_batch(args.jsonl, lambda item: correct(item.get("text") or "", item.get("id")), noun="texts")
+    return jsonl.run_texts(args, correct, noun="texts")

@@ -1,5 +1,6 @@
 """Reading a JSONL batch (`coach score --jsonl`, `coach politeness --jsonl`) one line at a time:
-a bad line is reported with its number and the other lines are still processed."""
+a bad line is reported with its number and the other lines are still processed; and the one
+text source (--text | --file | --jsonl) of the commands that judge a text alone."""
 
 from __future__ import annotations
 
@@ -20,6 +21,29 @@ MAX_LINE_BYTES = 1 << 20
 
 
 MAX_SKIPPED_BYTES = 64 << 20  # an over-long line is read past this far to find the next one
+
+
+def add_text_source(parser, one: str) -> None:
+    """--text, --file (holding one `one`) or --jsonl, one of them required."""
+    source = parser.add_mutually_exclusive_group(required=True)
+    source.add_argument("--text")
+    source.add_argument("--file", type=Path, help=f"a text file holding one {one}")
+    source.add_argument("--jsonl", type=Path, help='lines {"id": ..., "text": ...}')
+
+
+def run_texts(args, judge: Callable[[str, object], dict], noun: str) -> int:
+    """One text (--text or --file) judged and printed as one JSON object, or a --jsonl batch of
+    `noun` with each line's `id` echoed. `judge(text, id)` raises for an empty text."""
+    from coach.content import read_utf8
+    from scoring import MAX_SCORED_CHARS
+
+    if args.jsonl is None:
+        text = args.text if args.text is not None else read_utf8(args.file, MAX_SCORED_CHARS * 4)
+        if problem := text_problem(text):
+            raise CoachError(f"--text: {problem}")
+        print(json.dumps(judge(text, None), ensure_ascii=False))
+        return 0
+    return run_batch(args.jsonl, lambda item: judge(item.get("text") or "", item.get("id")), noun=noun)
 
 
 def _raw_lines(handle) -> Iterator[bytes | str]:

@@ -9,12 +9,8 @@ moment, the decision the `politeness` detector of the cards makes.
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
 from coach.cli import jsonl
-from coach.content import read_utf8, text_problem
-from coach.errors import CoachError, EmptyAnswerError
+from coach.errors import EmptyAnswerError
 
 
 def register(subparsers) -> None:
@@ -27,10 +23,7 @@ def register(subparsers) -> None:
             "judges a line said in a meeting moment, as the cards do (a plain line is polite there)."
         ),
     )
-    source = parser.add_mutually_exclusive_group(required=True)
-    source.add_argument("--text")
-    source.add_argument("--file", type=Path, help="a text file holding one request")
-    source.add_argument("--jsonl", type=Path, help='lines {"id": ..., "text": ...}')
+    jsonl.add_text_source(parser, one="request")
     parser.add_argument("--moment", action="store_true",
                         help="judge lines said in a meeting moment (the cards' decision), not written requests")
     parser.add_argument("--format", choices=["json"], default="json")
@@ -58,14 +51,4 @@ def judge(text: str, request_id=None, moment: bool = False) -> dict:
 
 
 def run(args) -> int:
-    from scoring import MAX_SCORED_CHARS
-
-    if args.jsonl is None:
-        text = args.text if args.text is not None else read_utf8(args.file, MAX_SCORED_CHARS * 4)
-        if problem := text_problem(text):
-            raise CoachError(f"--text: {problem}")
-        print(json.dumps(judge(text, moment=args.moment), ensure_ascii=False))
-        return 0
-    return jsonl.run_batch(
-        args.jsonl, lambda item: judge(item.get("text") or "", item.get("id"), args.moment), noun="requests"
-    )
+    return jsonl.run_texts(args, lambda text, request_id: judge(text, request_id, args.moment), noun="requests")

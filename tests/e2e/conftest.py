@@ -11,6 +11,7 @@ and test_practice_layout had practised the same card; first, on a fresh server, 
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 import socket
@@ -77,35 +78,50 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
+@contextlib.contextmanager
+def served_app(folder: Path, **env_changes: str | None):
+    """The app served on a free loopback port with its data dir in `folder`, until the block ends;
+    `env_changes` set (or, with None, remove) environment variables. Its output goes to a log file
+    in `folder` (a pipe nobody reads would fill and stall the server), quoted if it does not start."""
+    port = free_port()
+    env = {**os.environ, "COACH_DATA_DIR": str(folder / "data")}
+    for name, value in env_changes.items():
+        if value is None:
+            env.pop(name, None)
+        else:
+            env[name] = value
+    log_path = folder / "streamlit.log"
+    with open(log_path, "w") as log:
+        server = subprocess.Popen(
+            [str(REPO / ".venv/bin/streamlit"), "run", "app.py", "--server.address", "127.0.0.1",
+             "--server.port", str(port), "--server.headless", "true", "--browser.gatherUsageStats", "false"],
+            cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT, text=True,
+        )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.time() + 60
+        while time.time() < deadline and server.poll() is None:
+            try:
+                urllib.request.urlopen(f"{url}/_stcore/health", timeout=2)
+                break
+            except OSError:
+                time.sleep(0.2)
+        else:
+            pytest.fail("the app server did not start: " + log_path.read_text())
+        yield url
+    finally:
+        server.terminate()
+        try:
+            server.wait(20)
+        except subprocess.TimeoutExpired:
+            server.kill()
+
+
 @pytest.fixture(scope="module")
 def app_url(tmp_path_factory):
     """The app served for one module's browser tests, on a fresh data dir."""
-    port = free_port()
-    env = {**os.environ, "COACH_DATA_DIR": str(tmp_path_factory.mktemp("data"))}
-    env.pop("COACH_LLM_MODEL", None)
-    server = subprocess.Popen(
-        [str(REPO / ".venv/bin/streamlit"), "run", "app.py", "--server.address", "127.0.0.1",
-         "--server.port", str(port), "--server.headless", "true", "--browser.gatherUsageStats", "false"],
-        cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-    )
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.time() + 60
-    while time.time() < deadline:
-        try:
-            urllib.request.urlopen(f"{url}/_stcore/health", timeout=2)
-            break
-        except OSError:
-            if server.poll() is not None:
-                break
-            time.sleep(0.2)
-    else:
-        server.kill()
-        pytest.fail("the app server did not start: " + (server.stdout.read() if server.stdout else ""))
-    if server.poll() is not None:
-        pytest.fail("the app server exited: " + (server.stdout.read() if server.stdout else ""))
-    yield url
-    server.terminate()
-    server.wait(20)
+    with served_app(tmp_path_factory.mktemp("app"), COACH_LLM_MODEL=None) as url:
+        yield url
 
 
 def wav_seconds(path: Path) -> float:

@@ -6,19 +6,14 @@ from a scripted server at the network edge."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 import threading
 import time
-import urllib.request
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import REPO
-from tests.e2e.conftest import CHROMIUM, launch_local
-from tests.e2e.conftest import free_port as _free_port
+from tests.e2e.conftest import CHROMIUM, launch_local, served_app
 
 pytestmark = pytest.mark.e2e
 
@@ -57,31 +52,14 @@ def slow_app_url(tmp_path_factory):
     llm = ThreadingHTTPServer(("127.0.0.1", 0), _SlowLLM)
     llm.daemon_threads = True
     threading.Thread(target=llm.serve_forever, daemon=True).start()
-    port = _free_port()
-    env = {**os.environ, "COACH_DATA_DIR": str(tmp_path_factory.mktemp("data")),
-           "COACH_LLM_MODEL": "openai/slow-model", "COACH_LLM_API_BASE": f"http://127.0.0.1:{llm.server_address[1]}/v1",
-           "COACH_LLM_TIMEOUT": "30"}
-    server = subprocess.Popen(
-        [str(REPO / ".venv/bin/streamlit"), "run", "app.py", "--server.address", "127.0.0.1",
-         "--server.port", str(port), "--server.headless", "true", "--browser.gatherUsageStats", "false"],
-        cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-    )
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.time() + 60
-    while time.time() < deadline:
-        try:
-            urllib.request.urlopen(f"{url}/_stcore/health", timeout=2)
-            break
-        except OSError:
-            time.sleep(0.5)
-    else:
-        server.kill()
-        pytest.fail("the app server did not start")
-    yield url
-    server.terminate()
-    server.wait(20)
-    llm.shutdown()
-    llm.server_close()
+    try:
+        with served_app(tmp_path_factory.mktemp("app"), COACH_LLM_MODEL="openai/slow-model",
+                        COACH_LLM_API_BASE=f"http://127.0.0.1:{llm.server_address[1]}/v1",
+                        COACH_LLM_TIMEOUT="30") as url:
+            yield url
+    finally:
+        llm.shutdown()
+        llm.server_close()
 
 
 @pytest.mark.parametrize("hand_over", ["after the rerun", "during the rerun"])
