@@ -7,7 +7,9 @@ Data: tests/corpus/moments/moments.{dev,test}.jsonl, 300 lines written for the p
 who saw only the moments and the definitions, labelled by that writer and a second reader
 independently (`polite`, `fits`: [reader A, reader B]), split once by a salted hash; `dev2`:
 280 more lines from a second writer and a second pair of readers (moments2.dev.jsonl), all of it
-development data (its errors were read while tuning). Only the
+development data (its errors were read while tuning); `dev3`/`test3`: 320 lines from a third
+writer and reader (moments3.*.jsonl), written after the second test figure, split by a salted hash.
+Only the
 lines both readers agree on are scored. "Fits the moment" is the video-call card's `appropriate`
 for its five moments; for the clarifying moment it is `checks_understanding` or
 `specific_question` of clarifying-question, for disagreeing `softened_disagreement` of
@@ -29,6 +31,8 @@ import scoring  # noqa: E402
 from coach.content import load_library  # noqa: E402
 
 MOMENTS = REPO / "tests" / "corpus" / "moments"
+SPLITS = {"dev": "moments.dev.jsonl", "test": "moments.test.jsonl", "dev2": "moments2.dev.jsonl",
+          "dev3": "moments3.dev.jsonl", "test3": "moments3.test.jsonl"}
 VIDEO_CALL = ("check-connection", "ask-repeat", "take-floor", "yield-floor", "share-screen")
 
 
@@ -47,11 +51,11 @@ def verdicts(library, row: dict) -> tuple[bool, bool]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--split", choices=["dev", "dev2", "test"], default="dev")
+    parser.add_argument("--split", choices=sorted(SPLITS), default="dev")
     parser.add_argument("--errors", action="store_true")
     args = parser.parse_args()
     library = load_library([REPO / "content"], [REPO / "personas"])
-    path = MOMENTS / ("moments2.dev.jsonl" if args.split == "dev2" else f"moments.{args.split}.jsonl")
+    path = MOMENTS / SPLITS[args.split]
     rows = [json.loads(line) for line in path.read_text().splitlines()]
     tallies: dict[str, list[int]] = {}
     for row in rows:
