@@ -6,7 +6,7 @@ from __future__ import annotations
 import streamlit as st
 
 from coach.errors import CoachError
-from coach.practice import Persona, Voice, tts
+from coach.practice import Persona, Voice
 from coach.ui import state, widgets
 
 SLOWER = 0.7  # the slower replay's speaking rate, relative to the persona's
@@ -14,7 +14,7 @@ SLOWER = 0.7  # the slower replay's speaking rate, relative to the persona's
 
 @st.cache_data(show_spinner=False, max_entries=512)
 def _speech(text: str, voice: str, rate: int, pitch: int) -> bytes:
-    return tts.synthesize(text, Voice(voice=voice, rate=rate, pitch=pitch), state.settings())
+    return state.coach().speak(text, Voice(voice=voice, rate=rate, pitch=pitch))
 
 
 def _audio(text: str, persona: Persona, rate: int, autoplay: bool = False) -> bool:
