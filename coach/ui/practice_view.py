@@ -456,7 +456,8 @@ def _finished(view: PracticeView, korean: bool, kind: str) -> None:
     with st.chat_message("assistant"):  # the closing line is spoken like every other line
         listening.persona_line(view.persona.closing, view.persona, current=True, korean_text=None,
                                key=f"closing-{view.id}")
-    widgets.summary(view.summary, korean)
+    if view.summary is not None:  # a finished session's view always has it
+        widgets.summary(view.summary, korean)
     st.download_button(
         "Download the report (Markdown)",
         view.report(korean, state.timezone()),

@@ -126,7 +126,7 @@ def forget_widgets(*prefixes: str) -> None:
 
 def _content_signature(folders: tuple) -> tuple:
     """Changes when any content or persona file changes, so edits show without a restart."""
-    files = []
+    files: list[tuple[str, int | None, int | None]] = []
     for folder in folders:
         for path in markdown_files(Path(folder)):
             try:
@@ -161,8 +161,9 @@ def learner() -> Learner:
     user = st.user
     if not user.is_logged_in:  # app.py shows the sign-in page before any page runs
         raise RuntimeError("no learner: sign-in is configured and nobody is signed in")
+    email, name = user.get("email"), user.get("name")
     return signed_in(str(user.get("iss") or ""), str(user.get("sub") or ""),
-                            user.get("email"), user.get("name"))
+                     email if isinstance(email, str) else None, name if isinstance(name, str) else None)
 
 
 def settings() -> Settings:
