@@ -148,12 +148,12 @@ def _conversation(coach: Coach, view: PracticeView, kind: str) -> None:
         count = newest_from + (last is not None)
         with st.expander(f"The conversation so far ({count} question{'s' if count > 1 else ''})"):
             for index, turn in enumerate(view.turns[:newest_from]):
-                _exchange(view, index, turn, result, korean, newest=False)
+                _exchange(coach, view, index, turn, result, korean, newest=False)
             if last is not None:
-                _prompt(view, view.turns[last])
+                _prompt(coach, view, view.turns[last])
     with st.container(key="newest-exchange"):
         for index, turn in enumerate(view.turns[newest_from:], start=newest_from):
-            _exchange(view, index, turn, result, korean, newest=True, show_prompt=index != last)
+            _exchange(coach, view, index, turn, result, korean, newest=True, show_prompt=index != last)
         if last is not None:
             newest = view.feedback[last]
             voice.term_hints(view)
@@ -168,7 +168,7 @@ def _conversation(coach: Coach, view: PracticeView, kind: str) -> None:
     for note in view.notes:
         st.caption(note)
     if view.finished:
-        _finished(view, korean, kind)
+        _finished(coach, view, korean, kind)
         return
     _answer_box(coach, view, kind)
 
@@ -187,7 +187,7 @@ def _so_far(result: SessionResult, view: PracticeView, korean: bool) -> None:
                 st.markdown(f"⬜ **{label}** — not yet")
 
 
-def _prompt(view: PracticeView, turn: Turn) -> None:
+def _prompt(coach: Coach, view: PracticeView, turn: Turn) -> None:
     card = view.card
     current = turn is view.pending
     with st.chat_message("assistant"):
@@ -195,8 +195,8 @@ def _prompt(view: PracticeView, turn: Turn) -> None:
         if current and card.several_moments and turn.kind == TurnKind.QUESTION:
             number = [t.id for t in card.turns].index(turn.turn_id) + 1
             st.caption(f"Moment {number} of {len(card.turns)}: {card.turn_label(turn.turn_id, state.korean())}")
-        listening.persona_line(turn.prompt, view.persona, current=current, korean_text=hint, key=f"line-{turn.id}",
-                               literal=card.personal)
+        listening.persona_line(coach, turn.prompt, view.persona, current=current, korean_text=hint,
+                               key=f"line-{turn.id}", literal=card.personal)
         if current and turn.kind == TurnKind.QUESTION and card.kind == "interview" and card.estimated_seconds:
             st.caption(f"Aim for about {card.estimated_seconds} seconds: one real project, in your own words.")
         if current and turn.kind == TurnKind.RETELL:
@@ -204,12 +204,12 @@ def _prompt(view: PracticeView, turn: Turn) -> None:
             st.caption(f"Your final take: about {seconds} seconds. It is scored and compared with your first answer.")
 
 
-def _exchange(view: PracticeView, index: int, turn: Turn, result: SessionResult, korean: bool, newest: bool,
-              show_prompt: bool = True) -> None:
+def _exchange(coach: Coach, view: PracticeView, index: int, turn: Turn, result: SessionResult, korean: bool,
+              newest: bool, show_prompt: bool = True) -> None:
     card = view.card
     current = turn is view.pending
     if show_prompt:
-        _prompt(view, turn)
+        _prompt(coach, view, turn)
     if not turn.answer_text:
         return
     with st.chat_message("user"):
@@ -452,9 +452,9 @@ def _gesture(action, draft_key: str | None = None) -> None:
         done.set()
 
 
-def _finished(view: PracticeView, korean: bool, kind: str) -> None:
+def _finished(coach: Coach, view: PracticeView, korean: bool, kind: str) -> None:
     with st.chat_message("assistant"):  # the closing line is spoken like every other line
-        listening.persona_line(view.persona.closing, view.persona, current=True, korean_text=None,
+        listening.persona_line(coach, view.persona.closing, view.persona, current=True, korean_text=None,
                                key=f"closing-{view.id}")
     if view.summary is not None:  # a finished session's view always has it
         widgets.summary(view.summary, korean)
