@@ -422,7 +422,7 @@ def _wait_for_gesture() -> None:
     """A rerun that starts while a gesture is still running (the browser sent a typed text
     meanwhile: Streamlit stops the old run and starts this one at once) waits for it, so the
     page shows the gesture's outcome, not an answer saved and not yet scored. (A stopped run
-    can no longer touch st.session_state, so the gesture signals through an Event.)"""
+    can no longer write the session state, so the gesture signals through an Event.)"""
     done = state.page().busy
     if done is None or done.is_set():
         return
