@@ -32,25 +32,25 @@ if SIGN_IN and not st.user.is_logged_in:
 
 # the sidebar's choices live in the URL too, so a reload keeps them: (state key, URL name,
 # the value in the URL, the default)
-PREFERENCES = [("lang", "lang", "English", "한국어 + English"), ("audio_on", "voice", False, True),
-               ("autoplay", "autoplay", False, True), ("hide_text", "hide", True, False)]
+PREFERENCES = [(state.LANG, "lang", "English", "한국어 + English"), (state.AUDIO_ON, "voice", False, True),
+               (state.AUTOPLAY, "autoplay", False, True), (state.HIDE_TEXT, "hide", True, False)]
 for key, name, value, default in PREFERENCES:
-    if key not in st.session_state:
-        st.session_state[key] = value if st.query_params.get(name) == str(value).lower() else default
+    if not state.has_widget(key):
+        state.set_widget(key, value if st.query_params.get(name) == str(value).lower() else default)
 
 with st.sidebar:
-    st.radio("Tips and labels", ["한국어 + English", "English"], key="lang", horizontal=True)
-    st.toggle("Persona voice", key="audio_on", help="Turn the persona's spoken lines off.")
-    st.toggle("Play each new line by itself", key="autoplay")
-    st.toggle("Hide the text until I have listened", key="hide_text",
+    st.radio("Tips and labels", ["한국어 + English", "English"], key=state.LANG, horizontal=True)
+    st.toggle("Persona voice", key=state.AUDIO_ON, help="Turn the persona's spoken lines off.")
+    st.toggle("Play each new line by itself", key=state.AUTOPLAY)
+    st.toggle("Hide the text until I have listened", key=state.HIDE_TEXT,
               help="Listening practice: the persona's new line is hidden until you open it.")
     if SIGN_IN:
         account.signed_in_as()
 
 for key, name, value, _default in PREFERENCES:
-    if st.session_state[key] == value and st.query_params.get(name) != str(value).lower():
+    if state.widget(key) == value and st.query_params.get(name) != str(value).lower():
         st.query_params[name] = str(value).lower()
-    elif st.session_state[key] != value and name in st.query_params:
+    elif state.widget(key) != value and name in st.query_params:
         del st.query_params[name]
 
 pages = [
@@ -62,9 +62,8 @@ pages = [
 ]
 navigation = st.navigation(pages)
 try:  # storage (a deleted or damaged file, a server that refuses or never answers): one line on every page
-    state.store().check_file()
+    state.coach().check_storage()
     navigation.run()
 except CoachError as exc:
     widgets.error(str(exc))
-# a gesture's view is for the run right after it; never rendered later, on another visit
-st.session_state.pop("practice-view", None)
+state.drop_view()  # a gesture's view is for the run right after it; never rendered later, on another visit

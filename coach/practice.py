@@ -12,19 +12,31 @@ computes a result, a summary or a wording of its own.
 from __future__ import annotations
 
 import json
+import logging
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
+from datetime import datetime, timedelta, timezone
 from functools import cached_property
+from pathlib import Path
 from types import MappingProxyType
 
-from coach import access, interviewer, llm_rewrite, llm_suggest, personal, report, stt, tts
-from coach.access import Learner
+from coach.access import LOCAL as LOCAL_LEARNER
+from coach.access import Learner, auth_configured, auth_problem, signed_in
 from coach.audio import FrameResampler, format_seconds
 from coach.config import Settings, load_settings
 from coach.content import REMOVED_FOLDER, Card, Library, Persona, Voice, load_library, markdown_files
 from coach.drills import DrillLine, lines_for, read_aloud
 from coach.errors import CoachError
+from coach.interviewer import korean_hint
 from coach.llm_judge import LLM_REASON_PREFIX
+from coach.llm_rewrite import Rewrite, natural_rewrite
+from coach.llm_suggest import NEEDS_LLM, ConceptSuggestion, SuggestedQuestion, questions_from_posting, suggest_concept
+from coach.llm_suggest import available as llm_available
+from coach.personal import RUBRICS, Rubric, questions_from, rubric_of, spec_of
+from coach.personal import create as create_card
+from coach.personal import edit as edit_card
+from coach.personal import remove as remove_card
 from coach.progress import (
     counted,
     criterion_progress,
@@ -40,7 +52,21 @@ from coach.progress import (
     zone,
 )
 from coach.pronunciation import REFERENCE_VOICE, Pronunciation, WordScore, line_around, say_again, slow_voice, word_clip
-from coach.report import escape_md, history, markdown_report, session_record
+from coach.report import (
+    english_markdown,
+    escape_md,
+    habits_markdown,
+    history,
+    lacked_markdown,
+    markdown_report,
+    model_markdown,
+    practise_markdown,
+    result_markdown,
+    retell_markdown,
+    session_record,
+    since_last_markdown,
+    yours_markdown,
+)
 from coach.result import SessionResult, TurnDelta, TurnHeadline
 from coach.session import CLOSED, PracticeEngine, SessionView, TurnResult
 from coach.store import PracticeSession, Store, Turn, TurnKind, TurnStatus, open_store
@@ -53,23 +79,31 @@ from coach.summary import (
     retell_comparison,
     summarise,
 )
+from coach.vocabulary import card_vocabulary, misheard_terms
 from scoring.english import KIND_LABELS, Review
 from scoring.models import Scorecard
 
-# What the front ends use besides the gestures is re-exported here too, so that the pages depend
-# on the application API (and coach.errors) alone: pyproject.toml's import contract holds them to it.
+log = logging.getLogger(__name__)
+
+# What the front ends use besides the gestures: plain data and view types, and pure helpers (the
+# wording of a summary, a label, a time). Named one by one, never a whole module, so that the pages
+# depend on the application API (and coach.errors) alone: pyproject.toml's import contracts hold them to it.
 __all__ = [
-    "Coach", "Feedback", "PracticeView", "SessionResult", "Turn", "TurnKind", "TurnStatus", "present",
-    # re-exported for the front ends
-    "LLM_REASON_PREFIX", "REMOVED_FOLDER", "Card", "FrameResampler", "Learner", "Library", "Persona",
-    "PracticeEngine", "Pronunciation", "Scorecard", "SessionView", "Settings", "Store", "Summary", "TurnDelta",
-    "TurnHeadline",
-    "Voice", "WordScore", "access", "counted", "criterion_progress", "escape_md", "format_seconds", "history",
-    "line_around", "llm_suggest", "local_iso", "since_last_text", "first_try_skills", "since_last", "when",
-    "english_kind_label",
-    "load_library", "load_settings", "markdown_files", "open_store", "personal",
-    "report", "say_again", "session_label", "slow_voice", "stt", "tts", "weak_skills", "word_clip",
-    "words_to_practise", "zone",
+    # the gestures and their views
+    "Coach", "Feedback", "PracticeView", "PronunciationStatus", "Transcribed", "present",
+    # data and view types
+    "Card", "ConceptSuggestion", "DrillLine", "Learner", "Library", "Persona", "Pronunciation", "Rewrite",
+    "Rubric", "Scorecard", "SessionResult", "Settings", "Store", "SuggestedQuestion", "Summary", "Turn",
+    "TurnDelta", "TurnHeadline", "TurnKind", "TurnStatus", "Voice", "WordScore",
+    # constants
+    "LLM_REASON_PREFIX", "LOCAL_LEARNER", "NEEDS_LLM", "REMOVED_FOLDER", "RUBRICS",
+    # helpers: pure functions of their arguments (and the resources the app caches across reruns)
+    "FrameResampler", "auth_configured", "auth_problem", "counted", "criterion_progress", "english_kind_label",
+    "english_markdown", "escape_md", "first_try_skills", "format_seconds", "habits_markdown", "lacked_markdown",
+    "line_around", "load_library", "load_settings", "local_iso", "markdown_files", "model_markdown", "open_store",
+    "practise_markdown", "questions_from", "result_markdown", "retell_markdown", "rubric_of", "session_label",
+    "signed_in", "since_last", "since_last_markdown", "since_last_text", "spec_of", "weak_skills", "when",
+    "word_clip", "words_to_practise", "yours_markdown", "zone",
 ]
 
 
@@ -89,11 +123,59 @@ class Feedback:
     delta: TurnDelta | None
     headline: TurnHeadline | None = None  # what the answer did, as every front end says it
     text: str = ""  # the answer as scored
+    turn: Turn | None = None  # the answered turn as stored
 
     @cached_property
     def english(self) -> Review:
         """The corrections of the answer's English (made when first shown)."""
         return english_of(self.text)
+
+    @property
+    def spoken(self) -> bool:
+        """A recorded answer: its transcript can be corrected and re-scored."""
+        return self.turn is not None and bool(self.turn.transcript_json or self.turn.audio_path)
+
+    @cached_property
+    def pronunciation(self) -> PronunciationStatus:
+        """Which words of a spoken answer came through, or that the result is still being made."""
+        return pronunciation_status(self.turn)
+
+
+PRONUNCIATION_PENDING_FOR = timedelta(minutes=2)  # a background result not stored by then is not coming
+
+
+@dataclass(frozen=True)
+class PronunciationStatus:
+    """A spoken answer's pronunciation: its result once stored; `pending` while it is being made
+    in the background (a one-piece recording) and recently enough asked for that it is still coming
+    (a process that died leaves the flag behind)."""
+
+    result: Pronunciation | None = None
+    pending: bool = False
+
+
+def pronunciation_status(turn: Turn | None) -> PronunciationStatus:
+    if turn is None or not turn.transcript_json:
+        return PronunciationStatus()
+    data = json.loads(turn.transcript_json)
+    if data.get("pronunciation"):
+        return PronunciationStatus(Pronunciation.model_validate(data["pronunciation"]))
+    answered = turn.answered_at
+    if answered is not None and answered.tzinfo is None:
+        answered = answered.replace(tzinfo=timezone.utc)
+    pending = (bool(data.get("pronunciation_pending")) and answered is not None
+               and datetime.now(timezone.utc) - answered < PRONUNCIATION_PENDING_FOR)
+    return PronunciationStatus(pending=pending)
+
+
+@dataclass(frozen=True)
+class Transcribed:
+    """A recording kept and transcribed for the pending turn but not sent: its transcript goes to
+    the answer box, beside what the learner typed (and is kept with the turn for a reload)."""
+
+    text: str
+    transcript_json: str
+    duration: float
 
 
 @dataclass(frozen=True)
@@ -113,8 +195,12 @@ class PracticeView:
     retell: RetellComparison | None = None
     summary: Summary | None = None  # once finished
     notes: tuple[str, ...] = ()
-    hints: tuple[str, ...] = ()  # "did you mean …?" for the newest spoken answer
+    hints: tuple[str, ...] = ()  # "did you mean …?" for the spoken answer just sent (or the newest)
     transcript: object | None = None  # the coach.stt.Transcript of the answer just sent, if spoken
+
+    def with_notes(self, *notes: str) -> PracticeView:
+        """The view with more notes for the learner (said once, under the newest exchange)."""
+        return replace(self, notes=(*self.notes, *notes))
 
     @property
     def pending(self) -> Turn | None:
@@ -155,7 +241,7 @@ class PracticeView:
         return first, (retell if retell is not first else None)
 
     def korean_hint(self, turn: Turn) -> str | None:
-        return interviewer.korean_hint(self.card, turn.kind, turn.turn_id, turn.criterion)
+        return korean_hint(self.card, turn.kind, turn.turn_id, turn.criterion)
 
     def report(self, korean: bool = True, tz=None) -> str:
         """The session's Markdown report (the summary in the app's words), its times in the
@@ -182,12 +268,9 @@ def present(session: SessionView, result: TurnResult | None = None) -> PracticeV
             headline = (outcome.headline(delta, evidence, turn.answer_text or "", impolite)
                         if delta is not None else None)
             feedback[index] = Feedback(index, len(feedback) + 1, scorecard, delta, headline,
-                                       turn.answer_text or "")
+                                       turn.answer_text or "", turn)
     finished = session.finished or session.pending is None
     newest = max(feedback) if feedback and not finished else None
-    hints: tuple[str, ...] = ()
-    if result is not None and result.suggestions:
-        hints = tuple(s.message() for s in result.suggestions)
     return PracticeView(
         id=session.id, row=session.row, card=session.card, persona=session.persona, turns=tuple(session.turns),
         result=outcome, finished=finished, feedback=MappingProxyType(feedback), newest=newest,
@@ -195,24 +278,52 @@ def present(session: SessionView, result: TurnResult | None = None) -> PracticeV
         retell=retell_comparison(session),
         summary=summarise(session) if finished else None,
         notes=tuple(result.notes) if result else (),
-        hints=hints,
+        hints=_hints(session, result, newest),
         transcript=result.transcript if result else None,
     )
 
 
+def _hints(session: SessionView, result: TurnResult | None, newest: int | None) -> tuple[str, ...]:
+    """"Did you mean …?" for the card's terms that the transcript of the answer just sent (or of the
+    newest answer, when the session is only loaded) probably misheard; none for a typed answer."""
+    if result is not None and result.transcript is not None:  # a recording just sent: its own hints
+        return tuple(s.message() for s in result.suggestions)
+    if result is not None and result.turn_pk is not None:
+        heard = next((t for t in session.turns if t.id == result.turn_pk), None)
+    else:
+        heard = session.turns[newest] if newest is not None else None
+    if heard is None or not heard.transcript_json or not heard.answer_text:
+        return ()
+    return tuple(s.message() for s in misheard_terms(heard.answer_text, card_vocabulary(session.card)))
+
+
 @dataclass
 class Coach:
-    """The gestures, each one engine call returning one view."""
+    """The gestures, each one engine call returning one view. The front ends call these and nothing
+    of the engine: `engine` is for the application API itself (and tests)."""
 
     engine: PracticeEngine
 
+    @classmethod
+    def of(cls, library: Library, store: Store, settings: Settings | None = None) -> Coach:
+        """The application API over this content and this learner's store."""
+        return cls(PracticeEngine(library, store, settings))
+
     @property
-    def library(self):
+    def library(self) -> Library:
         return self.engine.library
 
     @property
-    def settings(self):
+    def settings(self) -> Settings:
         return self.engine.settings
+
+    def check_storage(self) -> None:
+        """CoachError (one line) when the database cannot be used (deleted, damaged, unreachable)."""
+        self.engine.store.check_file()
+
+    def history(self, limit: int = 200) -> list[dict]:
+        """The learner's sessions, newest first, as `coach history --format json` lists them."""
+        return history(self.engine.store, limit=limit, library=self.library)
 
     def open(self, session_id: str) -> PracticeView:
         """A session as stored, to read (History, `coach report`)."""
@@ -260,12 +371,78 @@ class Coach:
                                               turn_pk=turn_pk))
 
     def send_audio(self, session_id: str, audio, *, turn_pk: int | None = None, transcript=None,
-                   suffix: str = ".wav") -> PracticeView:
+                   suffix: str = ".wav", pronounce_later: bool = False) -> PracticeView:
+        """The voice turn in one piece (a file, or the bytes of the app's one-piece recorder):
+        kept, transcribed, scored and followed up; `pronounce_later`: the scorecard does not wait
+        for the pronunciation result (`Feedback.pronunciation` is pending until it is stored)."""
         return self._after(self.engine.answer_with_audio(session_id, audio, transcript=transcript, suffix=suffix,
-                                                         turn_pk=turn_pk))
+                                                         turn_pk=turn_pk, pronounce_later=pronounce_later))
+
+    # --- the live voice turn: the recording streams to disk and is transcribed while spoken ---------
+
+    def prepare_speech(self) -> None:
+        """Load the speech model (once per process) and decode a second of silence, so that the
+        first real segment is not slowed by lazy initialisation (measured: 0.94 s for the first
+        sentence, 0.4-0.5 s after). CoachError when the model cannot be loaded."""
+        import numpy as np
+
+        from coach.stt import load_model
+
+        model = load_model(self.settings)
+        try:
+            model.decode_window(np.zeros(16000, dtype=np.float32))
+        except Exception:  # noqa: BLE001 - warming up is only an optimisation
+            pass
+
+    def start_live(self, session_id: str):
+        """A `coach.live.LiveAnswer` for the pending turn, fed with the microphone's frames: its
+        recording file is attached to the turn now, so a dropped stream or a reload loses nothing;
+        the browser hands over its own recording of the opening words (`LiveAnswer.add_head`)."""
+        return self.engine.start_live_answer(session_id, await_head=True)
+
+    def send_live(self, session_id: str, live, *, turn_pk: int) -> PracticeView:
+        """Stop was pressed: the last segment is transcribed and the turn runs (as `send_audio`)."""
+        started = time.perf_counter()
+        transcript = live.finish()
+        finished = time.perf_counter()
+        view = self.send_audio(session_id, live.path, transcript=transcript, turn_pk=turn_pk)
+        log.info("live answer of %.1f s: last segment %.2f s, turn %.2f s", live.seconds,
+                 finished - started, time.perf_counter() - finished)
+        return view
+
+    def hold_live(self, session_id: str, live) -> Transcribed:
+        """Stop was pressed while a typed draft is in the box: the answer is transcribed and kept
+        for the box, not sent."""
+        return self.transcribe(session_id, live.path, transcript=live.finish())
+
+    def transcribe(self, session_id: str, audio, *, transcript=None, suffix: str = ".wav") -> Transcribed:
+        """A recording kept and transcribed (with the card's vocabulary) for the pending turn, not
+        sent; the transcript is kept with the turn, so a reload finds it and a send keeps it."""
+        kept = self.engine.transcribe_only(session_id, audio, transcript=transcript, suffix=suffix)
+        return Transcribed(kept.text, kept.model_dump_json(), kept.duration)
+
+    def recovered_recording(self, view: PracticeView, quiet_seconds: float = 3.0) -> str | None:
+        """The pending turn's recording that was saved but never sent (the page reloaded or the
+        stream dropped mid-answer), once nothing has written to it for `quiet_seconds`."""
+        path = self.engine.recovered_recording(view._session(), quiet_seconds=quiet_seconds)
+        return str(path) if path is not None else None
+
+    def keep_transcript(self, session_id: str, transcript_json: str) -> None:
+        """Not a gesture: a recording's transcript is kept with the pending turn (a reload brings it back)."""
+        self.engine.save_transcript(session_id, transcript_json)
 
     def correct(self, session_id: str, turn_pk: int, text: str) -> PracticeView:
-        return self._after(self.engine.rescore(session_id, turn_pk, text))
+        """"Correct the transcript and re-score": the corrected text replaces the answer (the earlier
+        version is kept); the view's first note says what the corrected answer meets on its own."""
+        result = self.engine.rescore(session_id, turn_pk, text)
+        met = sum(r.met for r in result.scorecard.criteria.values())
+        result.notes.insert(0, f"Re-scored your corrected answer: on its own it meets {met} of "
+                               f"{len(result.scorecard.criteria)} criteria.")
+        return self._after(result)
+
+    def pronunciation(self, turn_pk: int) -> PronunciationStatus:
+        """A spoken answer's pronunciation as stored now (a result made in the background shows up here)."""
+        return pronunciation_status(self.engine.store.get_turn(turn_pk))
 
     def score_again(self, session_id: str) -> PracticeView:
         return self._after(self.engine.retry_scoring(session_id))
@@ -292,7 +469,6 @@ class Coach:
         machine's), as the app shows them."""
         import io
         import zipfile
-        from pathlib import Path
 
         records = history(self.engine.store, limit=10**9, library=self.library)
         data = progress(records, self.library, tz)
@@ -316,14 +492,18 @@ class Coach:
             archive.writestr("progress.json", json.dumps(data, ensure_ascii=False, indent=2))
         return out.getvalue()
 
-    def turn(self, turn_pk: int) -> Turn:
-        """One turn as stored now (a result made in the background shows up here)."""
-        return self.engine.store.get_turn(turn_pk)
-
-    def natural_rewrite(self, text: str) -> llm_rewrite.Rewrite:
+    def natural_rewrite(self, text: str) -> Rewrite:
         """The answer in natural spoken English with its changes, from the configured LLM; refused
         (RewriteError, one line) when there is none or when it adds a number or a technical term."""
-        return llm_rewrite.natural_rewrite(self.settings, text)
+        return natural_rewrite(self.settings, text)
+
+    # --- speech: the persona's lines, lines to read aloud, a word said again ------------------------
+
+    def speak(self, text: str, voice: Voice) -> bytes:
+        """A line in this voice (WAV); CoachError when text-to-speech is not available."""
+        from coach import tts  # looked up when called (tests replace the synthesizer)
+
+        return tts.synthesize(text, voice, self.settings)
 
     def drill_lines(self, card_id: str) -> list[DrillLine]:
         """A card's lines to read aloud (coach.drills): key phrases, then model-answer sentences
@@ -335,8 +515,54 @@ class Coach:
         return read_aloud(audio, line, self.settings)
 
     def line_audio(self, line: str, slow: bool = False) -> bytes:
-        """A drill line in the clear reference voice the readings are measured against (WAV)."""
-        return tts.synthesize(line, slow_voice() if slow else REFERENCE_VOICE, self.settings)
+        """A drill line (or a word) in the clear reference voice the readings are measured against (WAV)."""
+        return self.speak(line, slow_voice() if slow else REFERENCE_VOICE)
+
+    def say_again(self, audio, line: str, word: str) -> WordScore | None:
+        """"Say it again": a new recording of the line with a flagged word, read against that line;
+        the result for the word, or None when the word is not in the line."""
+        return say_again(audio, line, word, self.settings)
+
+    # --- the learner's own cards ---------------------------------------------------------------------
+
+    def own_cards(self) -> list[Card]:
+        return [c for c in self.library.cards.values() if c.personal]
+
+    def _private_library(self) -> Library:
+        """`coach.personal` adds, changes and removes cards in the library it is given, and the app's
+        libraries are cached (shared by every visitor): a gesture works on a copy, which this coach
+        then uses (so a card just made can be practised at once); the next run reads the files afresh."""
+        library = self.engine.library
+        self.engine.library = replace(library, cards=dict(library.cards), removed=dict(library.removed))
+        return self.engine.library
+
+    def create_cards(self, rubric: str, questions: list[str], *, terms: str | None = None,
+                     outline: list[str] | tuple[str, ...] = ()) -> list[Card]:
+        """Cards of the learner's own questions (one per question), ready to practise with `start`;
+        a question they already have a card for is refused (DuplicateTitleError names that card)."""
+        made = create_card(self._private_library(), self.settings, rubric, list(questions), terms=terms,
+                           unique_titles=True, outline=list(outline))
+        return [m.card for m in made]
+
+    def edit_card(self, card_id: str, *, question: str, title: str, terms: str | None) -> Card:
+        return edit_card(self._private_library(), self.settings, card_id, question=question, title=title,
+                         terms=terms, unique_titles=True).card
+
+    def remove_card(self, card_id: str) -> None:
+        """The card is removed; its past sessions stay readable (History)."""
+        remove_card(self._private_library(), self.settings, card_id)
+
+    def can_suggest(self) -> bool:
+        """A language model is configured for the suggestions (else NEEDS_LLM says what to set)."""
+        return llm_available(self.settings)
+
+    def suggest_concept(self, question: str) -> ConceptSuggestion:
+        """The model's key terms and answer outline for a concept question."""
+        return suggest_concept(self.settings, question)
+
+    def suggest_questions(self, posting: str) -> list[SuggestedQuestion]:
+        """Up to five likely interview questions from a job posting."""
+        return questions_from_posting(self.settings, posting)
 
     def latest_active(self, kind: str | None = None) -> PracticeView | None:
         session = self.engine.latest_active(kind)

@@ -265,15 +265,6 @@ class PracticeEngine:
 
         return card_vocabulary(view.card)
 
-    def term_hints(self, view: SessionView, turn: Turn) -> list[str]:
-        """"Did you mean …?" for the card's terms that a spoken answer's transcript probably
-        misheard (a typed answer gets none)."""
-        if not turn.transcript_json:
-            return []
-        from coach.vocabulary import misheard_terms
-
-        return [s.message() for s in misheard_terms(turn.answer_text or "", self.vocabulary(view))]
-
     def decode_options(self, view: SessionView):
         """How this card's answers are decoded: biased towards the card's own terms."""
         from coach.stt import DecodeOptions

@@ -103,7 +103,7 @@ def _session(at):
 def _engine():
     from coach.ui import state
 
-    return state.engine()
+    return state.coach().engine
 
 
 @pytest.mark.slow

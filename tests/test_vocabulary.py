@@ -3,6 +3,7 @@ terms that were probably misheard."""
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 import sys
@@ -86,17 +87,19 @@ def test_the_card_vocabulary_makes_the_decoder_hear_the_terms(tmp_path, library)
     assert "Glossary" not in biased  # the prompt is not transcribed
 
 
-def test_the_engine_gives_the_hints_of_a_spoken_answer_only(library, tmp_path):
-    """The page shows the engine's hints; it does not compute them (coach.ui imports no vocabulary)."""
-    from types import SimpleNamespace
-
+def test_the_view_gives_the_hints_of_a_spoken_answer_only(library, tmp_path):
+    """The page shows the view's hints; it does not compute them (coach.ui imports no vocabulary)."""
+    from coach.practice import Coach
     from coach.session import PracticeEngine
     from coach.store import Store
 
     engine = PracticeEngine(library, Store(f"sqlite:///{tmp_path / 'hints.db'}"))
-    view = engine.start("nccl-communication-tuning")
+    coach = Coach(engine)
     said = "We tuned MCCL so the all-reduce used both rails."
-    spoken = SimpleNamespace(transcript_json='{"text": "..."}', answer_text=said)
-    typed = SimpleNamespace(transcript_json=None, answer_text=said)
-    assert engine.term_hints(view, spoken) == ['"MCCL": did you mean NCCL?']
-    assert engine.term_hints(view, typed) == []
+    typed = coach.start("nccl-communication-tuning")
+    assert coach.send_text(typed.id, said).hints == ()
+    spoken = coach.start("nccl-communication-tuning")
+    engine.save_transcript(spoken.id, json.dumps({"text": said, "duration": 4.0}))  # a recording kept beside the box
+    sent = coach.send_text(spoken.id, said)
+    assert sent.turns[0].transcript_json and sent.hints == ('"MCCL": did you mean NCCL?',)
+    assert coach.resume(spoken.id).hints == sent.hints  # the page loaded again shows the same

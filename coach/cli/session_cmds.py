@@ -14,7 +14,6 @@ from coach.errors import AnswerTooLongError, CoachError, ConcurrentAnswerError, 
 from coach.llm import strip_controls
 from coach.practice import Coach, PracticeView, TurnStatus, zone
 from coach.report import history
-from coach.session import PracticeEngine
 from coach.store import Store, open_store
 
 
@@ -101,7 +100,7 @@ def _coach(who: str | None = None) -> Coach:
     settings = load_settings()
     store = open_store(settings.database_url)
     learner = find_learner(store, who)
-    return Coach(PracticeEngine(default_library(), store.scoped(learner), settings.for_learner(learner)))
+    return Coach.of(default_library(), store.scoped(learner), settings.for_learner(learner))
 
 
 def _say(text: str) -> None:
@@ -139,13 +138,13 @@ def run_practice(args) -> int:
     coach = _coach()
     for path in args.audio or ():  # a file that cannot be a recording is refused before a session starts
         try:
-            check_recording_file(path, coach.engine.settings.max_audio_seconds)
+            check_recording_file(path, coach.settings.max_audio_seconds)
         except CoachError as exc:
             raise CoachError(f"{path}: {exc}") from None
     if args.session:
         view = coach.resume(args.session)
     elif args.card:
-        coach.engine.library.current_card(args.card)  # a removed personal card is not practised again
+        coach.library.current_card(args.card)  # a removed personal card is not practised again
         view = coach.start(args.card, args.persona)
     else:
         raise CoachError("give --card ID to start a session or --session ID to resume one")

@@ -8,7 +8,10 @@ from datetime import UTC, datetime
 import streamlit as st
 
 from coach.errors import CoachError
+from coach.practice import Coach
 from coach.ui import state, widgets
+
+DELETED = "deleted-my-data"  # how many sessions "Delete all my data" deleted, said once (History)
 
 
 def sign_in_page() -> None:
@@ -28,10 +31,9 @@ def signed_in_as() -> None:
     st.button("Sign out", on_click=st.logout, key="sign-out")
 
 
-def your_data() -> None:
+def your_data(coach: Coach) -> None:
     """Export my data, and delete all my data behind a confirmation."""
     st.markdown("##### Your data")
-    coach = state.coach()
     korean = state.korean()
     tz = state.timezone()  # the report's and the export's times, as the app shows them
     # made when it is clicked (on its own thread), not on every run of the page
@@ -51,6 +53,6 @@ def your_data() -> None:
                 return
             for kind in state.KIND_PAGES:
                 state.remember_session(kind, None)
-            st.session_state.pop("confirm-delete-my-data", None)
-            st.session_state["deleted-my-data"] = count
+            state.forget_widgets("confirm-delete-my-data")
+            state.page().once[DELETED] = count
             st.rerun()

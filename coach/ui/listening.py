@@ -6,20 +6,20 @@ from __future__ import annotations
 import streamlit as st
 
 from coach.errors import CoachError
-from coach.practice import Persona, Voice, tts
+from coach.practice import Coach, Persona, Voice
 from coach.ui import state, widgets
 
 SLOWER = 0.7  # the slower replay's speaking rate, relative to the persona's
 
 
 @st.cache_data(show_spinner=False, max_entries=512)
-def _speech(text: str, voice: str, rate: int, pitch: int) -> bytes:
-    return tts.synthesize(text, Voice(voice=voice, rate=rate, pitch=pitch), state.settings())
+def _speech(text: str, voice: str, rate: int, pitch: int, _coach: Coach) -> bytes:
+    return _coach.speak(text, Voice(voice=voice, rate=rate, pitch=pitch))
 
 
-def _audio(text: str, persona: Persona, rate: int, autoplay: bool = False) -> bool:
+def _audio(coach: Coach, text: str, persona: Persona, rate: int, autoplay: bool = False) -> bool:
     try:
-        data = _speech(text, persona.voice.voice, rate, persona.voice.pitch)
+        data = _speech(text, persona.voice.voice, rate, persona.voice.pitch, coach)
     except CoachError as exc:
         st.caption(f"(The voice is not available here: {exc}. Read the text instead.)")
         return False
@@ -27,7 +27,7 @@ def _audio(text: str, persona: Persona, rate: int, autoplay: bool = False) -> bo
     return True
 
 
-def persona_line(text: str, persona: Persona, *, current: bool, korean_text: str | None, key: str,
+def persona_line(coach: Coach, text: str, persona: Persona, *, current: bool, korean_text: str | None, key: str,
                  literal: bool = False) -> None:
     """One line of the persona, with its player; the current line plays by itself when asked.
     `literal`: the line quotes the learner's own text (a personal card), shown as typed."""
@@ -38,7 +38,7 @@ def persona_line(text: str, persona: Persona, *, current: bool, korean_text: str
         st.markdown(f"🔊 **{persona.name}'s line** — listen first (play it again below), then answer.")
     else:
         st.markdown(f"**{persona.name}:** {widgets.line(text, literal)}")
-    played = voice_on and _audio(text, persona, persona.voice.rate, autoplay=current and state.autoplay())
+    played = voice_on and _audio(coach, text, persona, persona.voice.rate, autoplay=current and state.autoplay())
     if not current:
         return
     korean_text = korean_text if state.korean() else None
@@ -50,6 +50,6 @@ def persona_line(text: str, persona: Persona, *, current: bool, korean_text: str
         if hide:
             st.markdown(widgets.line(text, literal))
         if played:
-            _audio(text, persona, max(80, int(persona.voice.rate * SLOWER)))
+            _audio(coach, text, persona, max(80, int(persona.voice.rate * SLOWER)))
         if korean_text:
             st.markdown(korean_text)

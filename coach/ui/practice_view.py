@@ -40,18 +40,15 @@ def start(coach: Coach, kind: str, card_id: str, persona_id: str | None = None) 
         widgets.error(str(exc))
         return None
     state.remember_session(kind, view.id)
-    st.session_state[LAST_VIEW] = view
+    state.keep_view(view)
     return view.id
-
-
-LAST_VIEW = "practice-view"  # the view the last gesture returned, for this run only (app.py drops it after)
 
 
 def _current_session(coach: Coach, kind: str) -> PracticeView | None:
     session_id = st.query_params.get("session") or state.remembered_session(kind)
     if not session_id:
         return None
-    last = st.session_state.pop(LAST_VIEW, None)
+    last = state.take_view()
     try:
         view = last if last is not None and last.id == session_id else coach.resume(session_id)
     except SessionNotFoundError:
@@ -136,7 +133,6 @@ def _open(kind: str, session_id: str) -> None:
 
 
 def _conversation(coach: Coach, view: PracticeView, kind: str) -> None:
-    engine = coach.engine  # the recorder's spoken-answer calls
     korean = state.korean()
     card, persona = view.card, view.persona
     result = view.result
@@ -152,26 +148,27 @@ def _conversation(coach: Coach, view: PracticeView, kind: str) -> None:
         count = newest_from + (last is not None)
         with st.expander(f"The conversation so far ({count} question{'s' if count > 1 else ''})"):
             for index, turn in enumerate(view.turns[:newest_from]):
-                _exchange(view, index, turn, result, korean, newest=False)
+                _exchange(coach, view, index, turn, result, korean, newest=False)
             if last is not None:
-                _prompt(view, view.turns[last])
+                _prompt(coach, view, view.turns[last])
     with st.container(key="newest-exchange"):
         for index, turn in enumerate(view.turns[newest_from:], start=newest_from):
-            _exchange(view, index, turn, result, korean, newest=True, show_prompt=index != last)
+            _exchange(coach, view, index, turn, result, korean, newest=True, show_prompt=index != last)
         if last is not None:
-            voice.term_hints(engine, view, view.turns[last])
-            pronunciation_view.feedback(view.turns[last], korean)
-            if view.turns[last].transcript_json or view.turns[last].audio_path:  # spoken: its transcript
-                voice.correction(engine, view, view.turns[last])
-    if st.session_state.get("scroll-to-newest"):
+            newest = view.feedback[last]
+            voice.term_hints(view)
+            pronunciation_view.feedback(coach, newest, korean)
+            if newest.spoken:  # its transcript can be corrected
+                voice.correction(coach, view, newest)
+    if state.page().scroll:
         # rendered again on every rerun, unchanged until the next answer: a rerun the page
         # makes by itself (a component reporting its state) would otherwise remove it and
         # end the hold while the page is still shifting
         widgets.scroll_into_view("newest-exchange", nonce=f"{view.id}-{len(view.turns)}")
-    for note in (*view.notes, *st.session_state.pop("notes", [])):
+    for note in view.notes:
         st.caption(note)
     if view.finished:
-        _finished(view, korean, kind)
+        _finished(coach, view, korean, kind)
         return
     _answer_box(coach, view, kind)
 
@@ -190,7 +187,7 @@ def _so_far(result: SessionResult, view: PracticeView, korean: bool) -> None:
                 st.markdown(f"⬜ **{label}** — not yet")
 
 
-def _prompt(view: PracticeView, turn: Turn) -> None:
+def _prompt(coach: Coach, view: PracticeView, turn: Turn) -> None:
     card = view.card
     current = turn is view.pending
     with st.chat_message("assistant"):
@@ -198,8 +195,8 @@ def _prompt(view: PracticeView, turn: Turn) -> None:
         if current and card.several_moments and turn.kind == TurnKind.QUESTION:
             number = [t.id for t in card.turns].index(turn.turn_id) + 1
             st.caption(f"Moment {number} of {len(card.turns)}: {card.turn_label(turn.turn_id, state.korean())}")
-        listening.persona_line(turn.prompt, view.persona, current=current, korean_text=hint, key=f"line-{turn.id}",
-                               literal=card.personal)
+        listening.persona_line(coach, turn.prompt, view.persona, current=current, korean_text=hint,
+                               key=f"line-{turn.id}", literal=card.personal)
         if current and turn.kind == TurnKind.QUESTION and card.kind == "interview" and card.estimated_seconds:
             st.caption(f"Aim for about {card.estimated_seconds} seconds: one real project, in your own words.")
         if current and turn.kind == TurnKind.RETELL:
@@ -207,12 +204,12 @@ def _prompt(view: PracticeView, turn: Turn) -> None:
             st.caption(f"Your final take: about {seconds} seconds. It is scored and compared with your first answer.")
 
 
-def _exchange(view: PracticeView, index: int, turn: Turn, result: SessionResult, korean: bool, newest: bool,
-              show_prompt: bool = True) -> None:
+def _exchange(coach: Coach, view: PracticeView, index: int, turn: Turn, result: SessionResult, korean: bool,
+              newest: bool, show_prompt: bool = True) -> None:
     card = view.card
     current = turn is view.pending
     if show_prompt:
-        _prompt(view, turn)
+        _prompt(coach, view, turn)
     if not turn.answer_text:
         return
     with st.chat_message("user"):
@@ -233,7 +230,7 @@ def _exchange(view: PracticeView, index: int, turn: Turn, result: SessionResult,
             # keyed by the turn: an earlier answer's open scorecard does not open the next one by itself
             with st.expander("Full scorecard and tips", key=f"scorecard-{turn.id}"):
                 widgets.scorecard(card, scorecard, turn.answer_text, korean, headline=headline)
-        elif turn.error and not current and turn.error != st.session_state.get(REFUSED):
+        elif turn.error and not current and turn.error != state.page().refused:
             # (a refusal just made is said once, under the answer box)
             st.warning(widgets.message_lines(turn.error) if "\n" in turn.error else turn.error)
 
@@ -245,81 +242,85 @@ def _draft_key(view: PracticeView) -> str:
     return f"answer-{view.id}"
 
 
-BOX_TURN = "answer-box-turn"  # which pending turn each session's answer box holds now
-LAST_SENT = "answer-last-sent"  # each session's answer just sent from its box, until the box holds another
-
-
 def _restore_draft(view: PracticeView) -> None:
     """When the pending turn changes (a Send, another page, a reload), put its text in the
     box: a refused send's text, text typed since the Send, what was typed or transcribed for
     the turn before, or nothing. The box is the same widget across turns and the browser
     keeps text it has not yet sent over a value set here, so typing on while a Send is
     processed loses nothing."""
-    pending = view.pending
+    pending = _pending(view)
     key = _draft_key(view)
-    carried = st.session_state.pop(CARRIED, None)
-    turns = st.session_state.setdefault(BOX_TURN, {})
-    if turns.get(view.id) == pending.id and key in st.session_state:
+    box = state.page().box
+    carried, box.carried = box.carried, None
+    if box.turn.get(view.id) == pending.id and state.has_widget(key):
         return
-    turns[view.id] = pending.id
-    sent = st.session_state.get(LAST_SENT, {}).get(view.id)
+    box.turn[view.id] = pending.id
+    sent = box.last_sent.get(view.id)
     current = _without_sent(view.id, key)
-    drafts = st.session_state.setdefault("drafts", {})
     if carried:
-        st.session_state[key] = carried
+        state.set_widget(key, carried)
     elif sent is not None and current.strip() and current != sent:
-        drafts[pending.id] = current  # typed after the Send, for this turn: kept as it is
-    elif drafts.get(pending.id):
-        st.session_state[key] = drafts[pending.id]
+        box.drafts[pending.id] = current  # typed after the Send, for this turn: kept as it is
+    elif box.drafts.get(pending.id):
+        state.set_widget(key, box.drafts[pending.id])
     elif pending.answer_text:
-        st.session_state[key] = pending.answer_text
+        state.set_widget(key, pending.answer_text)
     elif pending.draft:  # typed before a reload, kept with the turn
-        st.session_state[key] = pending.draft
+        state.set_widget(key, pending.draft)
     elif view.spoken:
-        st.session_state[key] = view.spoken
-        st.session_state[f"seen-{pending.id}"] = st.session_state[key]
+        state.set_widget(key, view.spoken)
+        box.seen[pending.id] = view.spoken
     else:
-        st.session_state[key] = ""
+        state.set_widget(key, "")
+
+
+def _pending(view: PracticeView):
+    """The turn the answer box answers (the box is shown only while one is open)."""
+    assert view.pending is not None
+    return view.pending
 
 
 def _without_sent(session_id: str, key: str) -> str:
     """The box's text, less the answer just sent when the next one was typed after it before
     the box had emptied (the browser keeps the whole text). The sent answer is forgotten once
     the box holds anything else."""
-    text = st.session_state.get(key, "")
-    sent = st.session_state.get(LAST_SENT, {}).get(session_id)
+    text = state.widget(key, "")
+    last_sent = state.page().box.last_sent
+    sent = last_sent.get(session_id)
     if not sent or text == sent:
         return text
     if text.startswith(sent):
-        text = st.session_state[key] = text[len(sent):].lstrip()
+        text = text[len(sent):].lstrip()
+        state.set_widget(key, text)
     else:
-        st.session_state[LAST_SENT].pop(session_id, None)
+        last_sent.pop(session_id, None)
     return text
 
 
 def _take_transcript(coach: Coach, view: PracticeView, transcript: str | None) -> None:
     """A new transcript fills an empty box; a typed draft is kept and the choice offered."""
-    pending = view.pending
-    if not transcript or st.session_state.get(f"seen-{pending.id}") == transcript:
+    pending = _pending(view)
+    box = state.page().box
+    if not transcript or box.seen.get(pending.id) == transcript:
         return
-    st.session_state[f"seen-{pending.id}"] = transcript
-    voice_info = voice.pending_transcript(view)
-    if voice_info.get("transcript_json"):
+    box.seen[pending.id] = transcript
+    transcript_json = voice.pending_transcript(view)
+    if transcript_json:
         try:
-            coach.engine.save_transcript(view.id, voice_info["transcript_json"])
+            coach.keep_transcript(view.id, transcript_json)
         except CoachError as exc:
             st.warning(str(exc))
-    draft = st.session_state.get(_draft_key(view), "")
+    draft = state.widget(_draft_key(view), "")
     if not draft.strip() or draft.strip() == transcript.strip():
-        st.session_state[_draft_key(view)] = transcript
-        st.session_state.setdefault("drafts", {})[pending.id] = transcript
+        state.set_widget(_draft_key(view), transcript)
+        box.drafts[pending.id] = transcript
     else:
-        st.session_state[f"offer-{pending.id}"] = transcript
+        box.offers[pending.id] = transcript
 
 
 def _keep_draft(coach: Coach, session_id: str, turn_pk: int, key: str) -> None:
     text = _without_sent(session_id, key)
-    st.session_state.setdefault("drafts", {})[turn_pk] = text
+    state.page().box.drafts[turn_pk] = text
     try:
         coach.save_draft(turn_pk, text)
     except CoachError:  # the store is unavailable: the draft stays in this browser session
@@ -327,16 +328,16 @@ def _keep_draft(coach: Coach, session_id: str, turn_pk: int, key: str) -> None:
 
 
 def _use_transcript(coach: Coach, session_id: str, turn_id: int, key: str, how: str) -> None:
-    offer = st.session_state.pop(f"offer-{turn_id}", "")
+    offer = state.page().box.offers.pop(turn_id, "")
     if how == "replace":
-        st.session_state[key] = offer
+        state.set_widget(key, offer)
     elif how == "append":
-        st.session_state[key] = f"{st.session_state.get(key, '').rstrip()} {offer}".strip()
+        state.set_widget(key, f"{state.widget(key, '').rstrip()} {offer}".strip())
     _keep_draft(coach, session_id, turn_id, key)
 
 
 def _answer_box(coach: Coach, view: PracticeView, kind: str) -> None:
-    pending = view.pending
+    pending = _pending(view)
     limit = coach.settings.max_answer_chars
     _restore_draft(view)
     if pending.answer_text and TurnStatus(pending.status) in {TurnStatus.ANSWERED, TurnStatus.FAILED}:
@@ -348,10 +349,11 @@ def _answer_box(coach: Coach, view: PracticeView, kind: str) -> None:
             st.button("Score it again", key="retry-scoring", on_click=_gesture,
                       args=(lambda: coach.score_again(view.id),))
     key = _draft_key(view)
-    typed = st.session_state.get(key, "")
-    transcript = voice.recorder(coach.engine, view, hold=bool(typed.strip()))
+    typed = state.widget(key, "")
+    transcript = voice.recorder(coach, view, hold=bool(typed.strip()))
     _take_transcript(coach, view, transcript)
-    offer = st.session_state.get(f"offer-{pending.id}")
+    box = state.page().box
+    offer = box.offers.get(pending.id)
     if offer:
         st.info("Your recording is transcribed. Your typed answer is kept; choose what to do with the transcript:  \n"
                 f"“{widgets.escape_md(offer)}”")
@@ -365,8 +367,9 @@ def _answer_box(coach: Coach, view: PracticeView, kind: str) -> None:
     text = st.text_area("Your answer", key=key, height=120, on_change=_keep_draft,
                         args=(coach, view.id, pending.id, key),
                         placeholder="Type your answer here, or record above: Stop sends what you said.")
-    st.session_state.setdefault("drafts", {})[pending.id] = text
-    refused = st.session_state.pop(REFUSED, None)
+    box.drafts[pending.id] = text
+    page = state.page()
+    refused, page.refused = page.refused, None
     if refused and "\n" in refused:  # the coach's help (an answer in Korean: English frames, asked again)
         st.info(widgets.message_lines(refused))
     elif refused:  # the last gesture's refusal, in place of the length warning
@@ -377,7 +380,7 @@ def _answer_box(coach: Coach, view: PracticeView, kind: str) -> None:
 
     def send() -> PracticeView:
         typed = _without_sent(view.id, key)
-        sent_texts = st.session_state.setdefault(LAST_SENT, {})  # a plain dict: written even if this run is stopped
+        sent_texts = state.page().box.last_sent  # a plain dict: written even if this run is stopped
         # the turn this page showed: when another tab or process answered it meanwhile, the
         # engine refuses this answer with one message and keeps its text
         sent = coach.send_text(view.id, typed, turn_pk=pending.id)  # the recording's transcript goes with it if sent
@@ -394,10 +397,11 @@ def _answer_box(coach: Coach, view: PracticeView, kind: str) -> None:
 
 
 def _end_button(coach: Coach, view: PracticeView, column) -> None:
-    key = f"confirm-end-{view.id}"
+    key = f"end-{view.id}"
+    confirm = state.page().confirm
     if column.button("End session", key="end"):
-        st.session_state[key] = True
-    if not st.session_state.get(key):
+        confirm.add(key)
+    if key not in confirm:
         return
     if view.answered:
         st.warning("End this session now? You will see the summary; questions not answered yet stay open gaps.")
@@ -407,15 +411,10 @@ def _end_button(coach: Coach, view: PracticeView, column) -> None:
     cols[0].button("Yes, end it", type="primary", key="end-confirm", on_click=_gesture,
                    args=(lambda: coach.end(view.id),))
     if cols[1].button("Keep practising", key="end-cancel"):
-        st.session_state.pop(key, None)
+        confirm.discard(key)
         st.rerun()
 
 
-REFUSED = "gesture-refused"  # the message of a gesture the engine refused, shown once
-CARRIED = "carried-draft"  # the text of a refused send, put back in the box of the turn asked next
-
-
-BUSY = "gesture-running"  # a threading.Event, set once the running gesture has ended
 GESTURE_WAIT_S = 120.0
 
 
@@ -423,8 +422,8 @@ def _wait_for_gesture() -> None:
     """A rerun that starts while a gesture is still running (the browser sent a typed text
     meanwhile: Streamlit stops the old run and starts this one at once) waits for it, so the
     page shows the gesture's outcome, not an answer saved and not yet scored. (A stopped run
-    can no longer touch st.session_state, so the gesture signals through an Event.)"""
-    done = st.session_state.get(BUSY)
+    can no longer write the session state, so the gesture signals through an Event.)"""
+    done = state.page().busy
     if done is None or done.is_set():
         return
     with st.spinner("Still scoring your answer …"):
@@ -435,28 +434,30 @@ def _gesture(action, draft_key: str | None = None) -> None:
     """A button's gesture, run before the page renders (on_click): one engine call whose
     view the page then renders without loading the session again. A refused send keeps its
     text in the box, with the engine's message."""
-    done = st.session_state[BUSY] = threading.Event()
+    page = state.page()
+    done = page.busy = threading.Event()
     try:
         try:
             view = action()
         except CoachError as exc:
-            st.session_state[REFUSED] = str(exc)
+            page.refused = str(exc)
             if draft_key:
-                st.session_state[CARRIED] = st.session_state.get(draft_key, "")
+                page.box.carried = state.widget(draft_key, "")
             return
-        st.session_state[LAST_VIEW] = view
-        st.session_state["scroll-to-newest"] = True
-        st.session_state.pop(f"confirm-end-{view.id}", None)
+        state.keep_view(view)
+        page.scroll = True
+        page.confirm.discard(f"end-{view.id}")
         voice.clear()
     finally:
         done.set()
 
 
-def _finished(view: PracticeView, korean: bool, kind: str) -> None:
+def _finished(coach: Coach, view: PracticeView, korean: bool, kind: str) -> None:
     with st.chat_message("assistant"):  # the closing line is spoken like every other line
-        listening.persona_line(view.persona.closing, view.persona, current=True, korean_text=None,
+        listening.persona_line(coach, view.persona.closing, view.persona, current=True, korean_text=None,
                                key=f"closing-{view.id}")
-    widgets.summary(view.summary, korean)
+    if view.summary is not None:  # a finished session's view always has it
+        widgets.summary(view.summary, korean)
     st.download_button(
         "Download the report (Markdown)",
         view.report(korean, state.timezone()),

@@ -5,68 +5,36 @@ word next to the reference voice saying it slowly, and "say it again"."""
 from __future__ import annotations
 
 import hashlib
-import json
-from datetime import datetime, timedelta, timezone
 
 import streamlit as st
 
 from coach.errors import CoachError
-from coach.practice import (
-    Pronunciation,
-    WordScore,
-    escape_md,
-    line_around,
-    say_again,
-    slow_voice,
-    tts,
-    word_clip,
-)
+from coach.practice import Coach, Feedback, Turn, WordScore, escape_md, line_around, word_clip
 from coach.ui import state
 
 MAX_SHOWN = 5  # the words worth working on first; more would bury the feedback
-PENDING_FOR = timedelta(minutes=2)  # a background result not stored by then is not coming
-AGAIN = "pronunciation_again"
-
-
-def stored(turn) -> Pronunciation | None:
-    if not turn.transcript_json:
-        return None
-    data = json.loads(turn.transcript_json).get("pronunciation")
-    return Pronunciation.model_validate(data) if data else None
-
-
-def _pending(turn) -> bool:
-    """Its result is being made in the background (a one-piece recording), and was asked for
-    recently enough that it is still coming (a process that died leaves the flag behind)."""
-    if not turn.transcript_json or not json.loads(turn.transcript_json).get("pronunciation_pending"):
-        return False
-    answered = turn.answered_at
-    if answered is not None and answered.tzinfo is None:
-        answered = answered.replace(tzinfo=timezone.utc)
-    return answered is not None and datetime.now(timezone.utc) - answered < PENDING_FOR
 
 
 @st.fragment(run_every=1.0)
-def _awaited(turn_pk: int, korean: bool) -> None:
+def _awaited(coach: Coach, turn_pk: int, korean: bool) -> None:
     """Polls the stored turn until its pronunciation result is there (or is not coming), then
-    reruns the page, which shows it in its place."""
-    turn = state.coach().turn(turn_pk)
-    if stored(turn) is not None or not _pending(turn):
+    reruns the page, which shows it in its place (the coach of the page's run, not a new one each time)."""
+    status = coach.pronunciation(turn_pk)
+    if status.result is not None or not status.pending:
         st.rerun()
     st.caption("🗣️ Checking which words came through …" + (" 발음 확인 중 …" if korean else ""))
 
 
-def feedback(turn, korean: bool) -> None:
-    """The turn's pronunciation feedback (nothing for a typed answer); while it is still being
+def feedback(coach: Coach, answer: Feedback, korean: bool) -> None:
+    """The answer's pronunciation feedback (nothing for a typed answer); while it is still being
     made, a line that is replaced by it once it is stored."""
-    if stored(turn) is None and _pending(turn):
-        _awaited(turn.id, korean)
+    turn, status = answer.turn, answer.pronunciation
+    if turn is None or turn.id is None:
         return
-    _shown(turn, korean)
-
-
-def _shown(turn, korean: bool) -> None:
-    result = stored(turn)
+    if status.result is None and status.pending:
+        _awaited(coach, turn.id, korean)
+        return
+    result = status.result
     if result is None:
         return
     flagged = sorted((i for i, w in enumerate(result.words) if w.flag), key=lambda i: result.words[i].score)
@@ -80,10 +48,10 @@ def _shown(turn, korean: bool) -> None:
                     f"{'These' if len(flagged) > 1 else 'This'} may not have come through:"
                     + (" 잘 전달되지 않았을 수 있는 단어:" if korean else ""))
         for index in flagged:
-            _word(turn, index, result.words[index], line_around(result, index), korean)
+            _word(coach, turn, index, result.words[index], line_around(result, index), korean)
 
 
-def _word(turn, index: int, word: WordScore, line: str, korean: bool) -> None:
+def _word(coach: Coach, turn: Turn, index: int, word: WordScore, line: str, korean: bool) -> None:
     said = bare(word.word)
     heard = f" — heard “{escape_md(word.heard)}”" if word.heard else ""
     if word.sound_name:
@@ -104,22 +72,22 @@ def _word(turn, index: int, word: WordScore, line: str, korean: bool) -> None:
         with model:
             try:
                 st.caption("Slowly")
-                st.audio(_slow(said), format="audio/wav")
+                st.audio(_slow(said, coach), format="audio/wav")
             except CoachError:
                 st.caption("(text-to-speech is not available)")
-        _again(turn, index, word, line)
+        _again(coach, turn, index, word, line)
 
 
 @st.cache_data(show_spinner=False, max_entries=256)
-def _slow(text: str) -> bytes:
-    return tts.synthesize(text, slow_voice(), state.settings())
+def _slow(text: str, _coach: Coach) -> bytes:
+    return _coach.line_audio(text, slow=True)
 
 
 def bare(word: str) -> str:
     return word.strip(" ,.;:!?\"“”")
 
 
-def _again(turn, index: int, word: WordScore, line: str) -> None:
+def _again(coach: Coach, turn: Turn, index: int, word: WordScore, line: str) -> None:
     said = bare(word.word)
     st.markdown(f"Say it again: “{escape_md(line)}”")
     recording = st.audio_input(f"Say it again: {line}", sample_rate=16000, key=f"again-{turn.id}-{index}",
@@ -128,11 +96,11 @@ def _again(turn, index: int, word: WordScore, line: str) -> None:
         return
     data = recording.getvalue()
     digest = hashlib.sha256(data).hexdigest()
-    results = st.session_state.setdefault(AGAIN, {})
+    results = state.page().results
     if digest not in results:
         try:
             with st.spinner("Listening …"):
-                results[digest] = say_again(data, line, word.word, state.settings()) or "nothing"
+                results[digest] = coach.say_again(data, line, word.word) or "nothing"
         except CoachError as exc:
             results[digest] = str(exc)
     outcome = results[digest]

@@ -13,10 +13,10 @@ import base64
 import binascii
 from pathlib import Path
 
-import streamlit as st
 import streamlit.components.v1 as components
 
-USED = "recorder_heads_used"
+from coach.ui import state
+
 _component = components.declare_component("recorder_head", path=str(Path(__file__).parent / "recorder_head"))
 
 
@@ -27,7 +27,7 @@ def watch() -> dict | None:
     value = _component(key="recorder-head", default=None)
     if not isinstance(value, dict) or not value.get("id"):
         return None
-    used = st.session_state.setdefault(USED, set())
+    used = state.page().heads_used
     if value["id"] in used:
         return None
     used.add(value["id"])

@@ -1,34 +1,132 @@
-"""Process-wide resources for the app, cached across reruns and sessions, and the learner each
-page run is for. The caches hold only what every visitor shares (the built-in content, the
-database engine): the signed-in learner's store, folders and personal cards are made per run.
+"""Process-wide resources for the app, cached across reruns and sessions, the learner each page
+run is for, and the one owner of the page state (`st.session_state`). The caches hold only what
+every visitor shares (the built-in content, the database engine): the signed-in learner's store,
+folders and personal cards are made per run.
+
+The page state is a handful of keys, all named here: the sidebar's preferences (widgets), the
+widgets whose values a gesture reads (through `widget`/`set_widget`), and one `PageState` object
+with everything else a browser session keeps between runs.
 """
 
 from __future__ import annotations
 
+import threading
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import streamlit as st
 
 from coach.practice import (
+    LOCAL_LEARNER,
     REMOVED_FOLDER,
     Coach,
     Learner,
     Library,
-    PracticeEngine,
+    PracticeView,
     Settings,
     Store,
-    access,
+    auth_configured,
+    auth_problem,
     load_library,
     load_settings,
     markdown_files,
     open_store,
+    signed_in,
     zone,
 )
+
+# --- the page state ----------------------------------------------------------------------------
+
+LANG, AUDIO_ON, AUTOPLAY, HIDE_TEXT = "lang", "audio_on", "autoplay", "hide_text"  # the sidebar's widgets
+PAGE = "rehearse-page"  # the PageState below
+
+
+@dataclass
+class VoiceState:
+    """The recorders' state, by the turn they answer (coach.ui.voice)."""
+
+    live: dict[int, dict] = field(default_factory=dict)  # the live answer streaming now
+    transcripts: dict[int, dict] = field(default_factory=dict)  # recordings transcribed for the answer box
+    errors: dict[int, str] = field(default_factory=dict)  # a live answer refused, said once
+
+
+@dataclass
+class AnswerBox:
+    """The answer box of each session (coach.ui.practice_view): whose turn it holds and what it held."""
+
+    turn: dict[str, int] = field(default_factory=dict)  # the pending turn each session's box holds now
+    last_sent: dict[str, str] = field(default_factory=dict)  # the answer just sent, until the box holds another
+    drafts: dict[int, str] = field(default_factory=dict)  # what was typed or transcribed, by turn
+    seen: dict[int, str] = field(default_factory=dict)  # the transcript last put in the box, by turn
+    offers: dict[int, str] = field(default_factory=dict)  # a transcript offered beside a typed draft, by turn
+    carried: str | None = None  # a refused send's text, put back in the box of the turn asked next
+
+
+@dataclass
+class PageState:
+    """Everything a browser session keeps between page runs, besides widget values."""
+
+    active: dict[str, str] = field(default_factory=dict)  # the session open on each kind's page
+    view: PracticeView | None = None  # the view the last gesture returned, for the run right after it only
+    busy: threading.Event | None = None  # set once the running gesture has ended
+    refused: str | None = None  # the message of a gesture the core refused, shown once
+    scroll: bool = False  # bring the newest exchange into view (after a gesture)
+    confirm: set[str] = field(default_factory=set)  # the "are you sure?" asked now (end a session, delete a card)
+    box: AnswerBox = field(default_factory=AnswerBox)
+    voice: VoiceState = field(default_factory=VoiceState)
+    once: dict[str, Any] = field(default_factory=dict)  # a gesture's outcome, shown by the next run (own cards)
+    kept: dict[str, Any] = field(default_factory=dict)  # results kept while the page is open (suggestions, …)
+    results: dict[str, Any] = field(default_factory=dict)  # recording digest → its result (say again, read aloud)
+    heads_used: set[str] = field(default_factory=set)  # the browser's opening recordings already used
+
+
+def page() -> PageState:
+    return st.session_state.setdefault(PAGE, PageState())
+
+
+def voice() -> VoiceState:
+    return page().voice
+
+
+def keep_view(view: PracticeView) -> None:
+    """The view a gesture returned, rendered by the next run without loading the session again."""
+    page().view = view
+
+
+def take_view() -> PracticeView | None:
+    current = page()
+    view, current.view = current.view, None
+    return view
+
+
+def drop_view() -> None:
+    """A gesture's view is for the run right after it; never rendered later, on another visit."""
+    page().view = None
+
+
+def widget(key: str, default: Any = None) -> Any:
+    """A widget's value, read by a gesture (its callback runs before the widget is drawn again)."""
+    return st.session_state.get(key, default)
+
+
+def has_widget(key: str) -> bool:
+    return key in st.session_state
+
+
+def set_widget(key: str, value: Any) -> None:
+    st.session_state[key] = value
+
+
+def forget_widgets(*prefixes: str) -> None:
+    """Drop the values of the widgets whose keys start so (they start fresh when drawn again)."""
+    for name in [k for k in st.session_state if str(k).startswith(prefixes)]:
+        del st.session_state[name]
 
 
 def _content_signature(folders: tuple) -> tuple:
     """Changes when any content or persona file changes, so edits show without a restart."""
-    files = []
+    files: list[tuple[str, int | None, int | None]] = []
     for folder in folders:
         for path in markdown_files(Path(folder)):
             try:
@@ -47,24 +145,25 @@ def _library(signature: tuple, content_dirs: tuple, persona_dirs: tuple, cards_d
 
 def sign_in_configured() -> bool:
     """An `[auth]` section in one of the secrets files Streamlit reads (`secrets.files`)."""
-    return access.auth_configured(st.get_option("secrets.files") or [])
+    return auth_configured(st.get_option("secrets.files") or [])
 
 
 def sign_in_problem() -> str | None:
     """One line when an `[auth]` section is there but incomplete."""
-    return access.auth_problem(st.get_option("secrets.files") or [])
+    return auth_problem(st.get_option("secrets.files") or [])
 
 
 def learner() -> Learner:
     """Whose data this page run reads and writes: the signed-in identity (issuer and subject),
     or the local learner when sign-in is not configured."""
     if not sign_in_configured():
-        return access.LOCAL
+        return LOCAL_LEARNER
     user = st.user
     if not user.is_logged_in:  # app.py shows the sign-in page before any page runs
         raise RuntimeError("no learner: sign-in is configured and nobody is signed in")
-    return access.signed_in(str(user.get("iss") or ""), str(user.get("sub") or ""),
-                            user.get("email"), user.get("name"))
+    email, name = user.get("email"), user.get("name")
+    return signed_in(str(user.get("iss") or ""), str(user.get("sub") or ""),
+                     email if isinstance(email, str) else None, name if isinstance(name, str) else None)
 
 
 def settings() -> Settings:
@@ -99,17 +198,13 @@ def store() -> Store:
     return _store(current.database_url).scoped(current.learner)
 
 
-def engine() -> PracticeEngine:
-    return PracticeEngine(library(), store(), settings())
-
-
 def coach() -> Coach:
-    """The application API the pages call (coach.practice)."""
-    return Coach(engine())
+    """The application API the pages call (coach.practice), for this run's learner."""
+    return Coach.of(library(), store(), settings())
 
 
 def korean() -> bool:
-    return st.session_state.get("lang", "한국어 + English") != "English"
+    return widget(LANG, "한국어 + English") != "English"
 
 
 def timezone():
@@ -121,32 +216,29 @@ def timezone():
 
 
 def audio_on() -> bool:
-    return st.session_state.get("audio_on", True)
+    return widget(AUDIO_ON, True)
 
 
 def autoplay() -> bool:
     """The persona's new line plays by itself (the sidebar toggle turns that off)."""
-    return st.session_state.get("autoplay", True)
+    return widget(AUTOPLAY, True)
 
 
 def hide_text() -> bool:
     """Listening practice: the persona's new line is hidden until the learner asks for it."""
-    return st.session_state.get("hide_text", False)
+    return widget(HIDE_TEXT, False)
 
 
 # the page that practises each kind of card (app.py registers them)
 KIND_PAGES = {"meeting": "coach/ui/pages/practice.py", "interview": "coach/ui/pages/interview.py"}
 
-ACTIVE = "active-session-{kind}"
-
-
 def remember_session(kind: str, session_id: str | None) -> None:
     """The session open on a page, so leaving the page and coming back brings it back."""
     if session_id:
-        st.session_state[ACTIVE.format(kind=kind)] = session_id
+        page().active[kind] = session_id
     else:
-        st.session_state.pop(ACTIVE.format(kind=kind), None)
+        page().active.pop(kind, None)
 
 
 def remembered_session(kind: str) -> str | None:
-    return st.session_state.get(ACTIVE.format(kind=kind))
+    return page().active.get(kind)

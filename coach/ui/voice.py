@@ -7,56 +7,40 @@ page while they speak. "Stop" sends the answer: only the last segment is left to
 engine scores it and the persona follows up. The transcript stays editable afterwards
 ("Correct and re-score").
 
-This module only moves audio frames and renders: the transcriber state lives in
-`st.session_state` (STOP ends the script run that was receiving), the work is in the core.
-A page reload mid-answer loses nothing: the file attached to the turn is found again
-(`PracticeEngine.recovered_recording`) and transcribed into the answer box.
+This module only moves audio frames and renders: the transcriber state lives in the page state
+(`coach.ui.state`; STOP ends the script run that was receiving), the work is in the core, one
+`Coach` call per gesture. A sent answer's view is rendered by the run after it, without loading
+the session again. A page reload mid-answer loses nothing: the file attached to the turn is found
+again (`Coach.recovered_recording`) and transcribed into the answer box.
 """
 
 from __future__ import annotations
 
 import hashlib
-import logging
 import queue
 import time
 
 import streamlit as st
 
 from coach.errors import CoachError
-from coach.practice import FrameResampler, PracticeEngine, SessionView, escape_md, format_seconds, stt
+from coach.practice import Coach, Feedback, FrameResampler, PracticeView, Transcribed, escape_md, format_seconds
 from coach.ui import recorder_head, state
 
-log = logging.getLogger(__name__)
-TRANSCRIPTS = "voice_transcripts"
-LIVE = "voice_live"
-HINTS = "voice_hints"
 FRAME_TIMEOUT_S = 0.1  # get_frames waits this long, then the loop touches the page (Stop reruns)
 DROPPED_AFTER_S = 6.0  # no audio for this long while "recording": the stream dropped
 SPEAK_NOW_SECONDS = 5.0  # the "Speak now" cue shows for the first seconds of audio
 
 
 @st.cache_resource(show_spinner="Loading the speech model (first time only) …")
-def _speech_model(engine_name: str, model: str | None, device: str):
-    """Load the speech model once per process; the arguments only key the cache."""
-    loaded = stt.load_model(state.settings())
-    _warm_up(loaded)
-    return loaded
+def _speech_model(_coach: Coach, engine_name: str, model: str | None, device: str) -> bool:
+    """Load and warm up the speech model once per process; the named arguments only key the cache."""
+    _coach.prepare_speech()
+    return True
 
 
-def _warm_up(model) -> None:
-    """One decode of a second of silence, so that the first real segment is not slowed by
-    lazy initialisation (measured: 0.94 s for the first sentence, 0.4-0.5 s after)."""
-    import numpy as np
-
-    try:
-        model.decode_window(np.zeros(16000, dtype=np.float32))
-    except Exception:  # noqa: BLE001 - warming up is only an optimisation
-        pass
-
-
-def ensure_model() -> None:
-    settings = state.settings()
-    _speech_model(settings.stt_engine, settings.stt_model, settings.stt_device)
+def ensure_model(coach: Coach) -> None:
+    settings = coach.settings
+    _speech_model(coach, settings.stt_engine, settings.stt_model, settings.stt_device)
 
 
 # --- the live recorder ---------------------------------------------------------------------
@@ -86,41 +70,47 @@ def _streamer(key: str):
     )
 
 
-def live_recorder(engine: PracticeEngine, view: SessionView, hold: bool = False) -> bool:
+def live_recorder(coach: Coach, view: PracticeView, hold: bool = False) -> bool:
     """The live recorder of the pending turn. Returns True when it ran the turn (the page
     then reruns to show the scorecard and the follow-up), or, with `hold` (a typed draft is
     in the box), when the transcript is ready to be offered beside the draft."""
-    pending = view.pending
-    lives = st.session_state.setdefault(LIVE, {})
-    entry = lives.get(pending.id)
+    pending = _pending(view)
+    lives = state.voice().live
+    entry = lives.get(pending)
     if not _live_possible():
         return False
     try:
-        ensure_model()  # before Record can be pressed: no answer waits for the model to load
+        ensure_model(coach)  # before Record can be pressed: no answer waits for the model to load
     except CoachError as exc:
         st.error(f"{exc} Type your answer instead.")
         return False
     head = recorder_head.watch()
-    ctx = _streamer(f"live-{pending.id}")
+    ctx = _streamer(f"live-{pending}")
     if entry is not None and not ctx.state.playing:
-        lives.pop(pending.id, None)
-        _send_live(engine, view, entry, hold)
+        lives.pop(pending, None)
+        _send_live(coach, view, entry, hold)
         return True
     if ctx.state.playing:
-        _receive(engine, view, ctx, lives, head)
+        _receive(coach, view, ctx, lives, head)
     return False
 
 
-def _receive(engine: PracticeEngine, view: SessionView, ctx, lives: dict, head: dict | None) -> None:
-    pending = view.pending
-    entry = lives.get(pending.id)
+def _pending(view: PracticeView) -> int:
+    """The id of the turn the recorder answers (the page shows a recorder only while one is open)."""
+    assert view.pending is not None and view.pending.id is not None
+    return view.pending.id
+
+
+def _receive(coach: Coach, view: PracticeView, ctx, lives: dict, head: dict | None) -> None:
+    pending = _pending(view)
+    entry = lives.get(pending)
     if entry is None:
         try:
-            entry = {"live": engine.start_live_answer(view.id, await_head=True), "resample": FrameResampler()}
+            entry = {"live": coach.start_live(view.id), "resample": FrameResampler()}
         except CoachError as exc:
             st.error(f"{exc} Type your answer instead.")
             return
-        lives[pending.id] = entry
+        lives[pending] = entry
     live = entry["live"]
     if head is not None:  # the opening words, recorded by the browser before the stream began
         live.add_head(head["audio"], head["connected_seconds"])
@@ -160,69 +150,58 @@ def _receive(engine: PracticeEngine, view: SessionView, ctx, lives: dict, head: 
             tick.empty()
 
 
-def _send_live(engine: PracticeEngine, view: SessionView, entry: dict, hold: bool) -> None:
+def _send_live(coach: Coach, view: PracticeView, entry: dict, hold: bool) -> None:
     """Stop was pressed: finish the transcript (the last segment), run the turn; with `hold`,
     keep the transcript for the answer box instead of sending it."""
     live = entry["live"]
+    pending = _pending(view)
     try:
         with st.spinner("Transcribing your answer …" if hold else "Scoring your answer …"):
-            started = time.perf_counter()
-            transcript = live.finish()
-            finished = time.perf_counter()
             if hold:
-                _keep_for_box(view, engine.transcribe_only(view.id, live.path, transcript=transcript))
+                _keep(state.voice().transcripts, pending, "held", coach.hold_live(view.id, live))
                 return
-            result = engine.answer_with_audio(view.id, live.path, transcript=transcript, turn_pk=view.pending.id)
-            log.info("live answer of %.1f s: last segment %.2f s, turn %.2f s", live.seconds,
-                     finished - started, time.perf_counter() - finished)
+            sent = coach.send_live(view.id, live, turn_pk=pending)
     except CoachError as exc:
-        st.session_state.setdefault("voice_errors", {})[view.pending.id] = str(exc)
+        state.voice().errors[pending] = str(exc)
         return
-    _remember(view, result)
+    state.keep_view(sent)
 
 
-def _keep_for_box(view: SessionView, transcript) -> None:
-    st.session_state.setdefault(TRANSCRIPTS, {})[view.pending.id] = {
-        "digest": "held", "text": transcript.text, "transcript_json": transcript.model_dump_json(),
-        "timing": transcript.to_timing(),
-    }
-
-
-def _remember(view: SessionView, result) -> None:
-    if result.notes:
-        st.session_state["notes"] = list(result.notes)
-    st.session_state.setdefault(HINTS, {})[view.pending.id] = [s.message() for s in result.suggestions]
+def _keep(done: dict, turn_pk: int, digest: str, transcribed: Transcribed, **more) -> None:
+    """A transcript for the answer box (not sent), by the turn it answers."""
+    done[turn_pk] = {"digest": digest, "text": transcribed.text, "transcript_json": transcribed.transcript_json,
+                     **more}
 
 
 # --- the one-piece recorder, a recovered recording, the transcript box --------------------
 
 
-def recorder(engine: PracticeEngine, view: SessionView, hold: bool = False) -> str | None:
+def recorder(coach: Coach, view: PracticeView, hold: bool = False) -> str | None:
     """Voice input for the pending turn. The live recorder first; under it, a recorder that
     sends the whole recording at once (for browsers without a live connection), which also
     runs the turn at once. Returns a transcript for the answer box when there is one to
     check before sending: a recording saved before a reload, or any recording while `hold`
     (the learner typed a draft, which a recording never silently replaces)."""
-    pending = view.pending
-    if live_recorder(engine, view, hold):
+    pending = _pending(view)
+    if live_recorder(coach, view, hold):
         st.rerun()
-    error = st.session_state.get("voice_errors", {}).pop(pending.id, None)
+    error = state.voice().errors.pop(pending, None)
     if error:
         st.error(error)
     with st.expander("No live microphone? Record in one piece"):
         recording = st.audio_input("Record your answer in one piece", sample_rate=16000,
-                                   key=f"rec-{pending.id}")
-    done = st.session_state.setdefault(TRANSCRIPTS, {})
+                                   key=f"rec-{pending}")
+    done = state.voice().transcripts
     if recording is not None:
         data = recording.getvalue()
         digest = hashlib.sha256(data).hexdigest()
-        if done.get(pending.id, {}).get("digest") != digest:
-            done[pending.id] = {"digest": digest}
-            if _send_recording(engine, view, data, done[pending.id], hold):
+        if done.get(pending, {}).get("digest") != digest:
+            done[pending] = {"digest": digest}
+            if _send_recording(coach, view, data, done, hold):
                 st.rerun()
     else:
-        _recover(engine, view, done)
-    entry = done.get(pending.id) or {}
+        _recover(coach, view, done)
+    entry = done.get(pending) or {}
     if entry.get("error"):
         st.error(entry["error"])
     if entry.get("recovered"):
@@ -231,89 +210,81 @@ def recorder(engine: PracticeEngine, view: SessionView, hold: bool = False) -> s
     return entry.get("text")
 
 
-def _send_recording(engine: PracticeEngine, view: SessionView, data: bytes, entry: dict, hold: bool) -> bool:
+def _send_recording(coach: Coach, view: PracticeView, data: bytes, done: dict, hold: bool) -> bool:
+    pending = _pending(view)
     try:
         with st.spinner("Transcribing your answer …" if hold else "Transcribing and scoring your answer …"):
-            ensure_model()
+            ensure_model(coach)
             if hold:
-                transcript = engine.transcribe_only(view.id, data, suffix=".wav")
-                entry.update(text=transcript.text, transcript_json=transcript.model_dump_json(),
-                             timing=transcript.to_timing())
+                _keep(done, pending, done[pending]["digest"], coach.transcribe(view.id, data, suffix=".wav"))
                 return False  # the transcript goes to the answer box, beside the draft
-            result = engine.answer_with_audio(view.id, data, suffix=".wav", turn_pk=view.pending.id,
-                                              pronounce_later=True)  # the scorecard does not wait for it
+            sent = coach.send_audio(view.id, data, suffix=".wav", turn_pk=pending,
+                                    pronounce_later=True)  # the scorecard does not wait for it
     except CoachError as exc:
-        entry["error"] = str(exc)
+        done[pending]["error"] = str(exc)
         return False
-    _remember(view, result)
+    state.keep_view(sent)
     return True
 
 
-def _recover(engine: PracticeEngine, view: SessionView, done: dict) -> None:
+def _recover(coach: Coach, view: PracticeView, done: dict) -> None:
     """A recording attached to the pending turn but never sent (reload, dropped stream)."""
-    pending = view.pending
-    if pending.id in st.session_state.get(LIVE, {}):
+    pending = _pending(view)
+    if pending in state.voice().live:
         return
-    path = engine.recovered_recording(view)
+    path = coach.recovered_recording(view)
     if path is None:
-        if engine.recovered_recording(view, quiet_seconds=0) is not None:
+        if coach.recovered_recording(view, quiet_seconds=0) is not None:
             # Just reloaded: the old connection may still be writing its last frames.
             with st.spinner("Keeping the recording made before the reload …"):
                 time.sleep(1.0)
             st.rerun()
         return
-    if done.get(pending.id, {}).get("digest") == str(path) or done.get(pending.id, {}).get("text"):
+    if done.get(pending, {}).get("digest") == path or done.get(pending, {}).get("text"):
         return  # already transcribed (a held recording, or this one)
-    entry = done[pending.id] = {"digest": str(path)}
+    done[pending] = {"digest": path}
     try:
         with st.spinner("Transcribing the recording saved before the reload …"):
-            ensure_model()
-            # the engine transcribes it with the card's vocabulary and keeps the transcript
+            ensure_model(coach)
+            # the core transcribes it with the card's vocabulary and keeps the transcript
             # (and its timing) with the turn, so the next reload finds it and a send keeps it
-            transcript = engine.transcribe_only(view.id, path)
+            transcribed = coach.transcribe(view.id, path)
     except CoachError as exc:
-        entry["error"] = str(exc)
+        done[pending]["error"] = str(exc)
         return
-    entry.update(text=transcript.text, transcript_json=transcript.model_dump_json(),
-                 timing=transcript.to_timing(), recovered=format_seconds(transcript.duration))
+    _keep(done, pending, path, transcribed, recovered=format_seconds(transcribed.duration))
 
 
-def pending_transcript(view: SessionView) -> dict:
-    """The transcript and timing of the pending turn's recording, for the scorer."""
-    entry = st.session_state.get(TRANSCRIPTS, {}).get(view.pending.id) or {}
-    if not entry.get("text"):
-        return {}
-    return {"transcript_json": entry["transcript_json"], "timing": entry["timing"]}
+def pending_transcript(view: PracticeView) -> str | None:
+    """The transcript (JSON) of the pending turn's recording held for the answer box, if any."""
+    entry = state.voice().transcripts.get(_pending(view)) or {}
+    return entry["transcript_json"] if entry.get("text") else None
 
 
-def term_hints(engine: PracticeEngine, view: SessionView, turn) -> None:
-    """"Did you mean …?" for the card's terms that the transcript probably misheard."""
-    hints = st.session_state.get(HINTS, {}).get(turn.id)
-    if hints is None:
-        hints = engine.term_hints(view, turn)
-    for hint in hints or []:
+def term_hints(view: PracticeView) -> None:
+    """"Did you mean …?" for the card's terms that the transcript of the newest answer probably misheard."""
+    for hint in view.hints:
         st.warning(f"Heard {hint} If so, correct the transcript below and re-score.", icon="👂")
 
 
-def correction(engine: PracticeEngine, view: SessionView, turn) -> None:
+def correction(coach: Coach, view: PracticeView, answer: Feedback) -> None:
     """Correct the transcript of an answer and score it again; the earlier version is kept."""
+    turn = answer.turn
+    assert turn is not None and turn.id is not None
     with st.expander("Correct the transcript and re-score"):
         with st.form(key=f"correct-{turn.id}"):
             text = st.text_area("Corrected answer", value=turn.answer_text or "", height=120)
             sent = st.form_submit_button("Re-score")
     if sent:
         try:
-            result = engine.rescore(view.id, turn.id, text)
+            corrected = coach.correct(view.id, turn.id, text)
         except CoachError as exc:
             st.error(str(exc))
             return
-        card = result.scorecard
-        met = sum(r.met for r in card.criteria.values())
-        st.session_state["notes"] = [f"Re-scored your corrected answer: on its own it meets {met} of "
-                                     f"{len(card.criteria)} criteria."] + list(result.notes)
-        st.session_state.get(HINTS, {}).pop(turn.id, None)
+        state.keep_view(corrected)
         st.rerun()
 
 
 def clear() -> None:
-    st.session_state.pop(TRANSCRIPTS, None)
+    """A gesture ran: the transcripts held for the answer box are done with."""
+    state.voice().transcripts.clear()

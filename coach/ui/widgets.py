@@ -8,7 +8,23 @@ import re
 
 import streamlit as st
 
-from coach.practice import LLM_REASON_PREFIX, Card, Scorecard, Summary, TurnHeadline, escape_md, report
+from coach.practice import (
+    LLM_REASON_PREFIX,
+    Card,
+    Scorecard,
+    Summary,
+    TurnHeadline,
+    english_markdown,
+    escape_md,
+    habits_markdown,
+    lacked_markdown,
+    model_markdown,
+    practise_markdown,
+    result_markdown,
+    retell_markdown,
+    since_last_markdown,
+    yours_markdown,
+)
 
 
 def scroll_into_view(container_key: str, nonce: str) -> None:
@@ -148,7 +164,7 @@ def message_lines(text: str) -> str:
 def your_english(review, korean: bool) -> None:
     """An answer's English corrected: wrong → right inline with why, then the whole answer
     corrected (coach.report's wording); nothing when there is nothing to correct."""
-    if text := report.english_markdown(review, korean):
+    if text := english_markdown(review, korean):
         st.markdown(text)
 
 
@@ -251,22 +267,22 @@ def summary(result: Summary, korean: bool) -> None:
     """The end-of-session summary, in the words of `coach report` (coach.report's blocks)."""
     st.subheader("Summary")
     if result.since_last:  # better than last time, or not, said first and plainly
-        st.markdown(report.since_last_markdown(result, korean))
-    st.markdown(report.result_markdown(result, korean))
+        st.markdown(since_last_markdown(result, korean))
+    st.markdown(result_markdown(result, korean))
     if result.retell:
-        st.markdown(report.retell_markdown(result))
-    st.markdown(report.practise_markdown(result, korean))
+        st.markdown(retell_markdown(result))
+    st.markdown(practise_markdown(result, korean))
     if result.english:
-        st.markdown(report.habits_markdown(result, korean))
+        st.markdown(habits_markdown(result, korean))
     if result.model_answer_gaps:
         st.markdown("#### Model answers beside your answers")
         tabs = st.tabs([gap.title for gap in result.model_answer_gaps])
         for tab, gap in zip(tabs, result.model_answer_gaps, strict=True):
             with tab:
                 left, right = st.columns(2)
-                left.markdown(report.yours_markdown(result, gap))
-                right.markdown(report.model_markdown(gap))
-                st.markdown(report.lacked_markdown(gap))
+                left.markdown(yours_markdown(result, gap))
+                right.markdown(model_markdown(gap))
+                st.markdown(lacked_markdown(gap))
 
 
 def card_preview(card: Card, korean: bool, author: bool = False) -> None:

@@ -2,18 +2,19 @@ import pandas as pd
 import streamlit as st
 
 from coach.errors import CoachError
-from coach.practice import counted, first_try_skills, history, session_label, words_to_practise
+from coach.practice import counted, first_try_skills, session_label, words_to_practise
 from coach.ui import account, progress_views, state, widgets
 
 st.title("History")
-library = state.library()
+coach = state.coach()
+library = coach.library
 try:
-    records = history(state.store(), library=library)
+    records = coach.history()
 except CoachError as exc:
     widgets.error(str(exc))
     st.stop()
 tz = state.timezone()
-if (deleted := st.session_state.pop("deleted-my-data", None)) is not None:
+if (deleted := state.page().once.pop(account.DELETED, None)) is not None:
     st.success(f"All your data was deleted ({deleted} session(s) and their recordings).")
 if not records:
     st.info("No sessions yet. Start one on the Start page.")
@@ -34,7 +35,6 @@ done = [r for r in records if counted(r)]  # finished sessions with a scored ans
 korean = state.korean()
 data = None  # the `coach progress` data, once there is a finished session
 if done:
-    coach = state.coach()
     data = coach.progress(tz=tz)  # first try per criterion, and how each session sounded
     progress_views.skills_chart(first_try_skills(data, library), korean)
 
@@ -66,7 +66,7 @@ record = next(r for r in records if r["id"] == session_id)
 try:  # the session as every front end shows it (its card may have been removed since)
     # a card the learner deleted is kept aside (library.removed), so its sessions still read in full
     known = record["card"] in library.cards or record["card"] in library.removed
-    view = state.coach().open(session_id) if known else None
+    view = coach.open(session_id) if known else None
 except CoachError as exc:
     st.warning(str(exc))
     view = None
@@ -75,7 +75,7 @@ if view is None:
         st.chat_message("assistant").markdown(widgets.escape_md(turn["prompt"]))
         if turn["answer"]:
             st.chat_message("user").text(turn["answer"])
-    account.your_data()
+    account.your_data(coach)
     st.stop()
 progress_views.session_compared(view, korean)
 progress_views.session_sound(data, session_id, korean)
@@ -91,4 +91,4 @@ for index, turn in enumerate(view.turns):
                                       headline=view.feedback[index].headline)
 st.download_button("Download the report (Markdown)", view.report(korean, tz),
                    file_name=f"rehearse-{view.card.id}-{session_id[:8]}.md", mime="text/markdown")
-account.your_data()
+account.your_data(coach)

@@ -1,11 +1,10 @@
 import streamlit as st
 
-from coach.practice import personal
 from coach.ui import own_cards, practice_view, state, widgets
 
 korean = state.korean()
-library = state.library()
 coach = state.coach()
+library = coach.library
 
 st.title("Rehearse")
 st.markdown("Practise English for meetings and technical interviews: a persona asks, you answer, "
@@ -47,9 +46,9 @@ found = library.search(None, query, chosen_tags)
 mine = [card for card in found if card.personal]
 st.markdown(f"#### Your own cards ({len(mine)})")
 if not mine:
-    st.caption("None match this search." if personal.mine(library)
+    st.caption("None match this search." if coach.own_cards()
                else "None yet: type one under “Practise my own question” above.")
-own_cards.manage(mine, korean)
+own_cards.manage(coach, mine, korean)
 for kind, heading in (("interview", "Interview questions"), ("meeting", "Meeting drills")):
     cards = [card for card in found if card.kind == kind and not card.personal]
     st.markdown(f"#### {heading} ({len(cards)})")

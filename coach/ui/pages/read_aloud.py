@@ -11,8 +11,7 @@ from coach.ui import state, widgets
 
 korean = state.korean()
 coach = state.coach()
-library = state.library()
-READINGS = "read-aloud-results"  # recording digest → its result (or the message why not)
+library = coach.library
 
 st.title("Read aloud")
 st.caption("Listen to a line, say it, and see which words came through: the technical terms first. "
@@ -51,7 +50,7 @@ def _words_md(result) -> str:
 
 def _result(line: str, recording) -> None:
     data = recording.getvalue()
-    results = st.session_state.setdefault(READINGS, {})
+    results = state.page().results  # recording digest → its result (or the message why not)
     digest = hashlib.sha256(data + line.encode()).hexdigest()
     if digest not in results:
         try:
