@@ -135,6 +135,8 @@ def _merge(outer: Correction, inner: Correction) -> Correction | None:
     `inner` lies inside `outer` and its words are kept once in `outer`'s right words."""
     if not (outer.start <= inner.start and inner.end <= outer.end):
         return None
+    if inner.kind == outer.kind:
+        return None  # one correction of one kind found twice ("reply the" by a phrase and by the parse)
     found = list(re.finditer(rf"(?<![\w'’]){re.escape(inner.wrong)}(?![\w'’])", outer.right))
     if len(found) != 1:
         return None
@@ -362,6 +364,8 @@ def _parse_corrections(text: str, doc) -> list[Correction]:
     out: list[Correction] = []
     for sent in doc.sents:
         if _is_heading_like(sent):
+            if _is_command(sent):
+                out.extend(_collocation_corrections(doc, sent))  # "Please open the light."
             continue
         for check_one in (
             _a_an,
@@ -378,6 +382,7 @@ def _parse_corrections(text: str, doc) -> list[Correction]:
             _superlative_article,
             _verb_complements,
             _quantifiers,
+            _collocation_corrections,
         ):
             out.extend(check_one(doc, sent))
     return out
@@ -389,6 +394,16 @@ def _is_heading_like(sent) -> bool:
     if "\n" in text or text[:1] in {"-", "*", "#", "•", "|", ">"} or " * " in text:
         return True
     return not any(t.dep_ in {"nsubj", "nsubjpass", "expl"} for t in sent)
+
+
+def _is_command(sent) -> bool:
+    """A whole sentence that gives a command: "Please close the light." (no subject, so not a note
+    unless it is one line that starts with a capital and ends with a full stop)."""
+    text = sent.text.strip()
+    if "\n" in text or not text[:1].isupper() or text[-1:] not in {".", "!"} or len(sent) < 3:
+        return False
+    root = sent.root
+    return root.tag_ == "VB" and root.i <= sent.start + 2 and not any(c.dep_ in {"aux", "nsubj"} for c in root.children)
 
 
 _VOWEL_LETTERS = set("aefhilmnorsx")  # letters whose name starts with a vowel sound: "an SQL", "an HTTP"
@@ -1181,7 +1196,8 @@ def _subject_end(doc, start: int, end: int) -> int | None:
 def _embedded_question(doc, sent) -> list[Correction]:
     out = []
     for m in _embedding_regex().finditer(doc.text, sent.start_char, sent.end_char):
-        wh = next((t for t in sent if t.idx == m.start(1)), None)
+        found = doc.char_span(m.start(1), m.end(1))
+        wh = found[0] if found is not None and len(found) == 1 else None
         if wh is None:
             continue
         k = wh.i + 1  # the wh-phrase: "how many GPUs", "which version of NCCL"
@@ -1326,4 +1342,243 @@ def _quantifiers(doc, sent) -> list[Correction]:
             and nxt.text.lower() in words("countable")
         ):
             out.append(_make(doc, "plural-after-number", nxt, nxt, inflect(nxt.text, "NNS")))
+    return out
+
+
+# --- collocations read from the parse (english.yaml `collocations`) -------------------------------
+#
+# Word choice generalises only when a rule is keyed on lemmas rather than on fixed strings: "did a
+# mistake", "doing two small mistakes" and "mistakes were done" share the lemmas do + mistake. Each
+# entry of `collocations` is one of these shapes (keys in english.yaml):
+#   verb + object + right          the verb with that object is replaced: do a mistake -> make a mistake
+#   verb + object: any + insert    the verb needs a preposition before its object: reply the email -> reply to
+#   verb + drop                    the verb takes its object without this preposition: discuss about -> discuss
+#   adjective + noun               an adjective before its noun, or after "be" with that noun as subject:
+#                                  expensive price -> high price, the price is expensive -> high
+#   noun + context                 a Konglish noun in a sentence about its topic: notebook -> laptop (RAM)
+
+
+@dataclass(frozen=True)
+class Collocation:
+    id: str
+    kind: str
+    why: str
+    why_ko: str
+    verb: frozenset[str] = frozenset()
+    object: frozenset[str] = frozenset()  # lemmas, or "compound head" ("air conditioner"); empty: any object
+    unless_object: frozenset[str] = frozenset()
+    right: str = ""
+    insert: tuple[tuple[str, str], ...] = ()  # (verb lemma, preposition); ("", preposition) for every verb
+    drop: tuple[tuple[str, tuple[str, ...]], ...] = ()  # (verb lemma, prepositions it does not take)
+    adjective: tuple[tuple[str, str], ...] = ()  # (adjective, right)
+    noun: tuple[tuple[str, str], ...] = ()  # (noun, right) for Konglish nouns; (noun, "") for nouns of adjectives
+    position: frozenset[str] = frozenset({"before", "after-be"})
+    context: frozenset[str] = frozenset()
+    unless_context: frozenset[str] = frozenset()
+    examples: tuple[tuple[str, str], ...] = ()
+    no_match: tuple[str, ...] = ()
+
+
+def _pairs(value) -> tuple[tuple[str, str], ...]:
+    if isinstance(value, dict):
+        return tuple((str(k).lower(), str(v)) for k, v in value.items())
+    return tuple((str(v).lower(), "") for v in value or ())
+
+
+def _lower_set(value) -> frozenset[str]:
+    return frozenset(str(v).lower() for v in value or ())
+
+
+@cache
+def collocations() -> tuple[Collocation, ...]:
+    out = []
+    for r in pattern_data("english").get("collocations", ()):
+        obj = r.get("object", ())
+        out.append(
+            Collocation(
+                id=r["id"],
+                kind=r["kind"],
+                why=r["why"],
+                why_ko=r["why_ko"],
+                verb=_lower_set(r.get("verb")),
+                object=frozenset() if obj == "any" else _lower_set(obj),
+                unless_object=_lower_set(r.get("unless_object")),
+                right=r.get("right", ""),
+                insert=tuple((k, str(v)) for k, v in r["insert"].items())
+                if isinstance(r.get("insert"), dict)
+                else (("", r["insert"]),) if r.get("insert")
+                else (),
+                drop=tuple((str(k), tuple(v)) for k, v in (r.get("drop") or {}).items()),
+                adjective=_pairs(r.get("adjective")),
+                noun=_pairs(r.get("noun")),
+                position=_lower_set(r.get("position", ("before", "after-be"))),
+                context=_lower_set(r.get("context")),
+                unless_context=_lower_set(r.get("unless_context")),
+                examples=tuple(tuple(e) for e in r.get("examples", ())),
+                no_match=tuple(r.get("no_match", ())),
+            )
+        )
+    return tuple(out)
+
+
+def _noun_key(noun) -> tuple[str, str]:
+    """A noun's lemma and, with its compound words, the whole name: ("conditioner", "air conditioner")."""
+    from scoring.grammar import lemma
+
+    head = lemma(noun.text, "NOUN").lower() if noun.tag_ in {"NNS", "NNPS"} else noun.text.lower()
+    compounds = [c.text.lower() for c in noun.children if c.dep_ == "compound" and c.i < noun.i]
+    return head, " ".join([*compounds, head])
+
+
+def _object_of(verb):
+    """The verb's direct object (or the object of its particle-less preposition-free complement)."""
+    objs = [c for c in verb.children if c.dep_ in {"dobj"}]
+    return objs[0] if objs else None
+
+
+def _verb_lemma(token) -> str:
+    from scoring.grammar import lemma
+
+    return lemma(token.text, "VERB").lower()
+
+
+@cache
+def _collocation_index() -> tuple[dict, dict, dict]:
+    """The rules by the word that can start them: verb lemma, adjective, Konglish noun."""
+    by_verb: dict[str, list[Collocation]] = {}
+    by_adjective: dict[str, list[Collocation]] = {}
+    by_noun: dict[str, list[Collocation]] = {}
+    for rule in collocations():
+        if rule.verb:
+            for v in rule.verb:
+                by_verb.setdefault(v, []).append(rule)
+        elif rule.adjective:
+            for a, _ in rule.adjective:
+                by_adjective.setdefault(a, []).append(rule)
+        elif rule.noun:
+            for n, _ in rule.noun:
+                by_noun.setdefault(n, []).append(rule)
+    return by_verb, by_adjective, by_noun
+
+
+def _collocation_corrections(doc, sent) -> list[Correction]:
+    out: list[Correction] = []
+    by_verb, by_adjective, by_noun = _collocation_index()
+    lows = None
+    for t in sent:
+        low = t.text.lower()
+        if t.pos_ in {"VERB", "AUX"} and t.text.isalpha():
+            rules = by_verb.get(_verb_lemma(t))
+            if rules and t.dep_ not in {"aux", "auxpass", "amod", "compound"}:
+                if not any(c.dep_ in {"prt", "auxpass"} for c in t.children):  # "make up", "was done"
+                    for rule in rules:
+                        c = _verb_collocation(doc, sent, t, rule)
+                        if c is not None:
+                            out.append(c)
+                            break
+        for rule in by_adjective.get(low, ()):
+            out.extend(_adjective_collocation(doc, t, rule))
+        for rule in by_noun.get(low, ()):
+            if t.pos_ not in {"NOUN", "PROPN"} or any(c.dep_ == "compound" for c in t.children):
+                continue
+            if lows is None:
+                lows = {x.text.lower() for x in sent}
+            if (rule.context and not (lows & rule.context)) or lows & rule.unless_context:
+                continue
+            out.append(_made(doc, rule, t, t, dict(rule.noun)[low]))
+    return out
+
+
+def _made(doc, rule: Collocation, first, last, right: str) -> Correction:
+    if first.i > 0 and doc[first.i - 1].text.lower() in {"a", "an"}:
+        article = doc[first.i - 1]
+        vowel = _vowel_sound(right.split()[0])
+        if vowel is not None and (article.text.lower() == "an") != vowel:
+            first, right = article, ("an " if vowel else "a ") + right  # "an expensive price" -> "a high price"
+    start, end = first.idx, last.idx + len(last.text)
+    wrong = doc.text[start:end]
+    if not (wrong.isupper() and len(wrong) > 1):
+        right = _case_like(wrong, right)
+    return Correction(start, end, wrong, right, rule.kind, rule.why, rule.why_ko, rule.id)
+
+
+def _verb_collocation(doc, sent, verb, rule: Collocation) -> Correction | None:
+    if rule.drop:
+        dropped = dict(rule.drop).get(_verb_lemma(verb), ())
+        for prep in verb.children:
+            if prep.dep_ != "prep" or prep.text.lower() not in dropped or prep.i != verb.i + 1:
+                continue
+            objs = [c for c in prep.children if c.dep_ == "pobj"]
+            if not objs or objs[0].tag_ in {"CD"} or objs[0].text.lower() in {"me", "us", "him", "her", "them", "you"}:
+                continue
+            if _noun_key(objs[0])[0] in rule.unless_object or _noun_key(objs[0])[1] in rule.unless_object:
+                continue
+            if any(c.dep_ == "dobj" for c in verb.children):
+                continue  # "explain it about" is another matter
+            return _made(doc, rule, verb, prep, verb.text)
+        return None
+    obj = _object_of(verb)
+    if obj is None or obj.i <= verb.i:
+        return None
+    if obj.tag_ not in {"NN", "NNS", "NNP", "PRP"} or not obj.text.isalpha():
+        return None
+    head, whole = _noun_key(obj)
+    if head in rule.unless_object or whole in rule.unless_object:
+        return None
+    if rule.object and head not in rule.object and whole not in rule.object:
+        return None
+    if rule.insert:
+        table = dict(rule.insert)
+        prep = table.get(_verb_lemma(verb), table.get(""))
+        if not prep or obj.left_edge.i != verb.i + 1:
+            return None  # "look it up", "wait a minute for"
+        if obj.tag_ == "PRP" and obj.text.lower() in {"it", "that", "this", "what"} and not rule.object:
+            return None
+        if obj.tag_ in {"NNP"} and obj.text[:1].isupper() and _verb_lemma(verb) in {"speak", "talk"}:
+            return None  # "speak Korean"
+        return _made(doc, rule, verb, verb, f"{verb.text} {prep}")
+    if obj.tag_ == "PRP":
+        return None
+    between = doc[verb.i + 1 : obj.i]
+    if any(x.tag_ not in {"DT", "JJ", "JJR", "JJS", "PRP$", "CD", "NN", "NNP", "RB", "HYPH", "POS"} for x in between):
+        return None
+    if any(x.dep_ in {"ccomp", "xcomp", "oprd", "acomp"} for x in verb.children):
+        return None  # "make the meeting shorter", "make the light work"
+    if any(x.i > obj.i and x.tag_ in {"JJ", "JJR", "RBR", "VB"} and x.dep_ != "conj" for x in verb.children):
+        return None  # "makes the job faster"
+    return _made(doc, rule, verb, verb, _like(verb.text, rule.right))
+
+
+_BE = {"is", "are", "was", "were", "be", "been", "being", "am", "'s", "’s", "'re", "’re", "'m", "’m"}
+
+
+def _adjective_collocation(doc, adj, rule: Collocation) -> list[Correction]:
+    out = []
+    nouns = {n for n, _ in rule.noun}
+    right = dict(rule.adjective)[adj.text.lower()]
+    if True:
+        if "before" in rule.position and adj.dep_ == "amod" and adj.head.i > adj.i:
+            noun = adj.head
+            if noun.tag_ not in {"NN", "NNS"}:
+                return out
+            if any(x.tag_ not in {"JJ", "RB", "HYPH"} and x.i != adj.i for x in doc[adj.i + 1 : noun.i]):
+                return out
+            head, whole = _noun_key(noun)
+            if head in nouns or whole in nouns:
+                out.append(_made(doc, rule, adj, adj, right))
+            return out
+        if "after-be" in rule.position and adj.dep_ in {"acomp", "attr", "amod", "advmod"}:
+            be = adj.head
+            if be.text.lower() not in _BE and _verb_lemma(be) not in {"be", "get", "become", "seem", "look"}:
+                return out
+            subjects = [c for c in be.children if c.dep_ in {"nsubj"} and c.i < be.i]
+            if not subjects or subjects[0].tag_ not in {"NN", "NNS"}:
+                return out
+            if rule.kind == "word-choice" and any(
+                c.dep_ in {"prep", "agent"} and c.text.lower() != "for" for c in adj.children
+            ):
+                return out  # "the project was interested in", "the meeting was tired of": another sense
+            head, whole = _noun_key(subjects[0])
+            if head in nouns or whole in nouns:
+                out.append(_made(doc, rule, adj, adj, right))
     return out

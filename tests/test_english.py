@@ -21,6 +21,20 @@ def test_phrase_rule_examples(rule):
         assert english.review(text).corrections == (), text
 
 
+COLLOCATIONS = english.collocations()
+
+
+@pytest.mark.parametrize("rule", COLLOCATIONS, ids=[r.id for r in COLLOCATIONS])
+def test_collocation_examples(rule):
+    """Every collocation read from the parse corrects its examples and leaves its counter-examples alone."""
+    assert rule.kind in english.KINDS
+    assert rule.examples and rule.no_match, rule.id
+    for text, corrected in rule.examples:
+        assert english.review(text).corrected == corrected, text
+    for text in rule.no_match:
+        assert english.review(text).corrections == (), text
+
+
 # Errors read from the parse: (text, the text corrected, the kind)
 PARSED = [
     ("The job fail every night.", "The job fails every night.", "agreement"),
