@@ -213,8 +213,35 @@ _KONGLISH = {
     "runningmachine": "treadmill",
     "concent": "outlet",
     "concents": "outlets",
+    "multitap": "power strip",
+    "multitaps": "power strips",
+    "remocon": "remote control",
+    "remocons": "remote controls",
+    "yshirt": "dress shirt",
+    "yshirts": "dress shirts",
+    "morningcall": "wake-up call",
+    "morningcalls": "wake-up calls",
+    "ballpen": "ballpoint pen",
+    "ballpens": "ballpoint pens",
+    "gagman": "comedian",
+    "gagmen": "comedians",
+    "selca": "selfie",
+    "selcas": "selfies",
+    "vinylbag": "plastic bag",
+    "vinylbags": "plastic bags",
+    "goldentime": "critical window",
 }
-_UNCOUNTABLE = {"datas": "data", "stuffs": "stuff", "researches": "research", "evidences": "evidence"}
+_UNCOUNTABLE = {
+    "datas": "data",
+    "stuffs": "stuff",
+    "researches": "research",
+    "evidences": "evidence",
+    "machineries": "machinery",
+    "sceneries": "scenery",
+    "jewelries": "jewelry",
+    "source codes": "source code",
+    "vocabularys": "vocabulary",
+}
 _SINGULAR_VERB = {"are": "is", "were": "was", "have": "has", "don't": "doesn't", "don’t": "doesn’t"}
 
 
@@ -290,9 +317,13 @@ def _transform(value: str, op: str, arg: str) -> str:
     if arg.startswith("VB") and not _is_verb(value):
         raise _Skip
     if arg == "konglish":
-        return _KONGLISH.get(value.lower().replace(" ", ""), value)
+        return _KONGLISH.get(value.lower().replace(" ", "").replace("-", ""), value)
     if arg == "uncountable":
         return _UNCOUNTABLE.get(value.lower(), value[:-1])
+    if arg == "active":  # "was happened" -> "happened", "is occurred" -> "occurs"
+        be, verb = value.split()
+        tag = {"was": "VBD", "were": "VBD", "is": "VBZ", "are": "VB", "am": "VB", "be": "VB", "been": "VBN"}[be.lower()]
+        return inflect(verb, tag)
     if arg == "plural-be":
         return "were" if value.strip().lower() == "was" else "are"
     if arg == "singular":
@@ -1469,7 +1500,10 @@ def _collocation_corrections(doc, sent) -> list[Correction]:
         low = t.text.lower()
         if t.pos_ in {"VERB", "AUX"} and t.text.isalpha():
             rules = by_verb.get(_verb_lemma(t))
-            if rules and t.dep_ not in {"aux", "auxpass", "amod", "compound"}:
+            passive_like = t.tag_ == "VBN" and not any(
+                c.dep_ == "aux" and c.text.lower() in {"have", "has", "had", "'ve", "’ve"} for c in t.children
+            )  # "spoken language", "the work done"
+            if rules and not passive_like and t.dep_ not in {"aux", "auxpass", "amod", "compound"}:
                 if not any(c.dep_ in {"prt", "auxpass"} for c in t.children):  # "make up", "was done"
                     for rule in rules:
                         c = _verb_collocation(doc, sent, t, rule)
