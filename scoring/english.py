@@ -135,8 +135,8 @@ def _merge(outer: Correction, inner: Correction) -> Correction | None:
     `inner` lies inside `outer` and its words are kept once in `outer`'s right words."""
     if not (outer.start <= inner.start and inner.end <= outer.end):
         return None
-    if inner.kind == outer.kind:
-        return None  # one correction of one kind found twice ("reply the" by a phrase and by the parse)
+    if inner.kind == outer.kind or re.search(rf"(?<![\w'’]){re.escape(inner.right)}(?![\w'’])", outer.right):
+        return None  # one correction found twice ("reply the" by a phrase and by the parse)
     found = list(re.finditer(rf"(?<![\w'’]){re.escape(inner.wrong)}(?![\w'’])", outer.right))
     if len(found) != 1:
         return None
@@ -381,13 +381,14 @@ def _phrase_corrections(text: str):
 # --- corrections read from the parse --------------------------------------------------------
 
 
-def _make(doc, name: str, first, last, right: str) -> Correction:
+def _make(doc, name: str, first, last, right: str, keep_case: bool = False) -> Correction:
     """A correction of the tokens first..last (inclusive)."""
     reason = check(name)
     start, end = first.idx, last.idx + len(last.text)
     wrong = doc.text[start:end]
     return Correction(
-        start, end, wrong, _case_like(wrong, right), reason["kind"], reason["why"], reason["why_ko"], name
+        start, end, wrong, right if keep_case else _case_like(wrong, right), reason["kind"], reason["why"],
+        reason["why_ko"], name
     )
 
 
@@ -414,6 +415,8 @@ def _parse_corrections(text: str, doc) -> list[Correction]:
             _verb_complements,
             _quantifiers,
             _collocation_corrections,
+            _article_checks,
+            _number_checks,
         ):
             out.extend(check_one(doc, sent))
     return out
@@ -523,8 +526,10 @@ def _missing_article(doc, sent) -> list[Correction]:
             continue
         left = list(t.lefts)
         first = left[0] if left else t
-        if any(x.tag_ not in {"JJ", "NN", "HYPH"} for x in left):
+        if any(x.tag_ not in {"JJ", "NN", "HYPH"} or any(ch.isdigit() for ch in x.text) for x in left):
             continue
+        if any(x.text.lower() in {"such", "same", "only", "first", "last", "next", "own"} for x in left):
+            continue  # other checks say what it needs: "such a problem", "the same problem"
         if first.i > 0:
             prev = doc[first.i - 1]
             if prev.text.lower() in words("no_article_before") or prev.tag_ in {"POS", "PRP$", "CD", "DT", "WDT"}:
@@ -636,8 +641,12 @@ def _plural_after_number(doc, sent) -> list[Correction]:
         if quantity.i + 1 < len(doc) and doc[quantity.i + 1].text in {"-", "/", "x", "."}:
             continue
         between = doc[quantity.i + 1 : t.i]
-        if any(x.tag_ not in {"JJ", "VBN", "JJR"} for x in between):
-            continue
+        if any(
+            x.tag_ not in {"JJ", "VBN", "JJR"}
+            and not (x.tag_ == "NN" and x.dep_ == "compound" and x.text.islower() and low in words("countable"))
+            for x in between
+        ):
+            continue  # "two power supply": a compound before a countable noun is counted
         if any(c.dep_ in {"conj", "cc"} for c in t.children):
             continue
         out.append(_make(doc, "plural-after-number", t, t, inflect(t.text, "NNS")))
@@ -787,6 +796,8 @@ def _subject_number(subj) -> str | None:
         return "singular"
     if low in _PLURAL_PRONOUNS or low in {"these", "those"}:
         return "plural"
+    if any(c.dep_ == "det" and c.text.lower() in {"these", "those"} for c in subj.children):
+        return None  # "these file are": the noun is what is wrong
     if low in words("collective") or low in words("units") or subj.ent_type_ or not subj.text.isalpha():
         return None
     if subj.tag_ == "NN" and subj.text.islower():
@@ -1307,7 +1318,7 @@ def _superlative_article(doc, sent) -> list[Correction]:
         if prev.text.lower() not in {"is", "was", "be", "are", "were", "'s", "’s"}:
             continue
         noun = doc[t.i + 1] if t.i + 1 < sent.end else None
-        if noun is None or noun.tag_ != "NN" or noun.text.lower() in words("uncountable"):
+        if noun is None or noun.tag_ != "NN" and noun.text.lower() != "one" or noun.text.lower() in words("uncountable"):
             continue
         if noun.i + 1 < sent.end and doc[noun.i + 1].tag_.startswith("NN"):
             continue
@@ -1615,4 +1626,147 @@ def _adjective_collocation(doc, adj, rule: Collocation) -> list[Correction]:
             head, whole = _noun_key(subjects[0])
             if head in nouns or whole in nouns:
                 out.append(_made(doc, rule, adj, adj, right))
+    return out
+
+
+# --- more article and number checks read from the parse --------------------------------------------
+
+_QUANTITY_OF = {"most", "some", "many", "all", "one", "each", "none", "both", "several", "few", "majority", "half",
+                "any", "much", "two", "three", "four", "five"}
+_NOT_BARE_PLURAL_AFTER_A = {"few", "lot", "lots", "couple", "number", "dozen", "hundred", "thousand", "million",
+                            "series", "means", "species", "data", "media", "criteria", "news", "headquarters",
+                            "thanks", "kudos", "bunch", "pair", "set", "variety", "range", "handful", "total",
+                            "many", "whole", "physics", "mathematics", "economics", "analytics",
+                            "logistics", "statistics", "graphics", "ops", "devops", "mlops", "sales", "goods"}
+
+
+def _article_checks(doc, sent) -> list[Correction]:
+    out: list[Correction] = []
+    for t in sent:
+        low = t.text.lower()
+        nxt = doc[t.i + 1] if t.i + 1 < sent.end else None
+        # "a good results" -> "good results"
+        if low in {"a", "an"} and t.dep_ == "det" and t.head.tag_ == "NNS" and t.head.i > t.i:
+            noun = t.head
+            between = doc[t.i + 1 : noun.i]
+            if (
+                noun.text.islower()
+                and noun.text.isalpha()
+                and noun.text.endswith("s")
+                and not noun.text.endswith(("ss", "us", "is"))
+                and noun.text.lower() not in _NOT_BARE_PLURAL_AFTER_A
+                and all(x.tag_ in {"JJ", "RB"} and x.text.lower() not in _NOT_BARE_PLURAL_AFTER_A for x in between)
+                and (noun.i + 1 >= len(doc) or doc[noun.i + 1].tag_ not in {"NN", "NNS", "NNP", "POS", "HYPH", "CD"})
+                and inflect(noun.text, "NN").lower() != noun.text.lower()
+                and not any(c.dep_ in {"nummod", "quantmod"} for c in noun.children)
+            ):
+                out.append(_make(doc, "a-plural", t, noun, doc.text[nxt.idx : noun.idx + len(noun.text)]))
+        # "most of engineers" -> "most of the engineers"
+        if low == "of" and t.i > sent.start and doc[t.i - 1].text.lower() in _QUANTITY_OF and nxt is not None:
+            objs = [c for c in t.children if c.dep_ == "pobj"]
+            if objs and objs[0].tag_ == "NNS" and objs[0].text.islower() and objs[0].text.isalpha():
+                noun = objs[0]
+                left = list(noun.lefts)
+                if (
+                    nxt.i == (left[0].i if left else noun.i)
+                    and all(x.tag_ in {"JJ", "NN", "HYPH"} and x.dep_ in {"amod", "compound"} for x in left)
+                    and not any(x.text.lower() in words("no_article_before") for x in left)
+                    and doc[t.i - 1].dep_ not in {"amod", "advmod", "det"}  # "the most of", "more of"
+                    and not (t.i - 2 >= sent.start and doc[t.i - 2].text.lower() in {"the", "a", "in", "at"})
+                    and inflect(noun.text, "NN").lower() != noun.text.lower()
+                ):
+                    out.append(_make(doc, "quantity-of-the", nxt, nxt, f"the {nxt.text}"))
+        # "such problem" -> "such a problem"
+        if low == "such" and nxt is not None and t.dep_ in {"amod", "predet"}:
+            noun = t.head
+            if (
+                noun.tag_ == "NN"
+                and noun.text.lower() in words("countable")
+                and noun.text.islower()
+                and noun.i > t.i
+                and all(x.tag_ in {"JJ"} for x in doc[t.i + 1 : noun.i])
+                and not (noun.i + 1 < len(doc) and doc[noun.i + 1].tag_ in {"NN", "NNS", "HYPH"})
+            ):
+                article = "an" if _vowel_sound(nxt.text) else "a"
+                out.append(_make(doc, "such-a", t, t, f"such {article}"))
+        # "I work as engineer" -> "as an engineer"
+        if low == "as" and t.dep_ == "prep" and nxt is not None:
+            objs = [c for c in t.children if c.dep_ == "pobj"]
+            if objs and objs[0].tag_ == "NN" and objs[0].text.lower() in words("roles") and objs[0].text.islower():
+                noun = objs[0]
+                left = list(noun.lefts)
+                if (
+                    nxt.i == (left[0].i if left else noun.i)
+                    and all(x.tag_ in {"JJ", "NN", "HYPH"} and x.text.islower() for x in left)
+                    and not any(c.dep_ in {"det", "poss", "nummod"} for c in noun.children)
+                    and not (noun.i + 1 < len(doc) and doc[noun.i + 1].tag_ in {"NN", "NNS", "HYPH", "POS"})
+                    and not any(c.dep_ in {"conj", "cc"} for c in noun.children)
+                    and t.head.pos_ in {"VERB", "AUX"}
+                    and _verb_lemma(t.head) in {"work", "join", "hire", "start", "employ", "intern", "apply", "begin"}
+                    and not any(x.text.lower() in {"lead", "chief", "head", "principal", "main", "sole", "acting", "interim"} for x in left)
+                ):
+                    article = "an" if _vowel_sound(nxt.text) else "a"
+                    out.append(_make(doc, "as-role", nxt, nxt, f"{article} {nxt.text}"))
+        # "the PyTorch" -> "PyTorch"
+        if low == "the" and nxt is not None and nxt.text[:1].isupper() and nxt.text.lower() in words("names"):
+            after = doc[nxt.i + 1] if nxt.i + 1 < len(doc) else None
+            if after is None or (
+                (after.is_punct or after.tag_ in {"IN", "TO", "CC", "RB", "MD", "VBZ", "VBD", "WDT"})
+                and after.text.lower() not in {"of", "'s", "’s", "-", "/"}
+            ):
+                out.append(_make(doc, "the-name", t, nxt, nxt.text, keep_case=True))
+        # "It is same as before" / "We had same problem" -> "the same"
+        if low == "same" and t.i > sent.start and nxt is not None:
+            prev = doc[t.i - 1]
+            if (
+                prev.text.lower() not in words("no_article_before")
+                and prev.tag_ in {"VB", "VBD", "VBZ", "VBP", "VBG", "VBN", "IN"}
+                and prev.text.lower() not in {"as", "like", "than"}
+                and (nxt.text.lower() in {"as", "with"} or (nxt.tag_ in {"NN", "NNS"} and nxt.text.islower()))
+                and not (nxt.i + 1 < len(doc) and nxt.text.lower() == "as" and doc[nxt.i + 1].text.lower() == "well")
+            ):
+                out.append(_make(doc, "same-the", t, t, "the same"))
+    return out
+
+
+def _number_checks(doc, sent) -> list[Correction]:
+    out: list[Correction] = []
+    for t in sent:
+        low = t.text.lower()
+        # "these file" -> "these files"; "a few day" -> "a few days"; "the number of user" -> "users"
+        quantity = None
+        if low in {"these", "those"} and t.dep_ == "det":
+            quantity = t
+        elif low == "few" and t.i > sent.start and doc[t.i - 1].text.lower() == "a":
+            quantity = t
+        if quantity is not None:
+            noun = t.head
+            if (
+                noun.i > t.i
+                and noun.tag_ == "NN"
+                and noun.text.islower()
+                and noun.text.isalpha()
+                and noun.text.lower() in words("countable")
+                and noun.text.lower() not in {"kind", "sort", "type"}
+                and all(x.tag_ in {"JJ", "NN"} for x in doc[t.i + 1 : noun.i])
+                and not (noun.i + 1 < len(doc) and doc[noun.i + 1].tag_ in {"NN", "NNS", "HYPH", "POS"})
+                and not any(c.dep_ in {"conj", "cc"} for c in noun.children)
+            ):
+                out.append(_make(doc, "plural-after-number", noun, noun, inflect(noun.text, "NNS")))
+        if low == "of" and t.i > sent.start and doc[t.i - 1].text.lower() in {"number", "variety", "couple", "dozens", "hundreds", "thousands"}:
+            objs = [c for c in t.children if c.dep_ == "pobj"]
+            if objs:
+                noun = objs[0]
+                if (
+                    noun.tag_ == "NN"
+                    and noun.text.islower()
+                    and noun.text.lower() in words("countable")
+                    and not any(c.dep_ in {"det", "poss"} for c in noun.children)
+                    and not (noun.i + 1 < len(doc) and doc[noun.i + 1].tag_ in {"NN", "NNS", "HYPH", "POS"})
+                    and not any(c.dep_ in {"conj", "cc"} for c in noun.children)
+                ):
+                    out.append(_make(doc, "plural-after-number", noun, noun, inflect(noun.text, "NNS")))
+        # "researches", "staffs" as nouns
+        if t.tag_ == "NNS" and low in {"researches", "staffs"} and t.dep_ not in {"ROOT"}:
+            out.append(_make(doc, "uncountable-plural-parse", t, t, t.text[:-2] if low.endswith("es") and low != "staffs" else t.text[:-1]))
     return out
