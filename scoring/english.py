@@ -230,6 +230,8 @@ _KONGLISH = {
     "vinylbag": "plastic bag",
     "vinylbags": "plastic bags",
     "goldentime": "critical window",
+    "salaryman": "office worker",
+    "salarymen": "office workers",
 }
 _UNCOUNTABLE = {
     "datas": "data",
@@ -1415,6 +1417,7 @@ class Collocation:
     adjective: tuple[tuple[str, str], ...] = ()  # (adjective, right)
     noun: tuple[tuple[str, str], ...] = ()  # (noun, right) for Konglish nouns; (noun, "") for nouns of adjectives
     position: frozenset[str] = frozenset({"before", "after-be"})
+    adverb: frozenset[str] = frozenset()  # the verb must have one of these adverbs ("see … carefully")
     context: frozenset[str] = frozenset()
     unless_context: frozenset[str] = frozenset()
     examples: tuple[tuple[str, str], ...] = ()
@@ -1454,6 +1457,7 @@ def collocations() -> tuple[Collocation, ...]:
                 adjective=_pairs(r.get("adjective")),
                 noun=_pairs(r.get("noun")),
                 position=_lower_set(r.get("position", ("before", "after-be"))),
+                adverb=_lower_set(r.get("adverb")),
                 context=_lower_set(r.get("context")),
                 unless_context=_lower_set(r.get("unless_context")),
                 examples=tuple(tuple(e) for e in r.get("examples", ())),
@@ -1572,6 +1576,8 @@ def _verb_collocation(doc, sent, verb, rule: Collocation) -> Correction | None:
         return None
     if rule.object and head not in rule.object and whole not in rule.object:
         return None
+    if rule.adverb and not any(c.dep_ == "advmod" and c.text.lower() in rule.adverb for c in verb.children):
+        return None
     if rule.insert:
         table = dict(rule.insert)
         prep = table.get(_verb_lemma(verb), table.get(""))
@@ -1591,6 +1597,8 @@ def _verb_collocation(doc, sent, verb, rule: Collocation) -> Correction | None:
         return None  # "make the meeting shorter", "make the light work"
     if any(x.i > obj.i and x.tag_ in {"JJ", "JJR", "RBR", "VB"} and x.dep_ != "conj" for x in verb.children):
         return None  # "makes the job faster"
+    if any(x.text.lower() in {"forward", "back", "up", "down", "out", "off", "over", "away", "apart"} for x in verb.children):
+        return None  # "pull the meeting forward", "take the server down": a phrasal verb
     return _made(doc, rule, verb, verb, _like(verb.text, rule.right))
 
 
