@@ -1585,6 +1585,8 @@ def _verb_collocation(doc, sent, verb, rule: Collocation) -> Correction | None:
             return None  # "look it up", "wait a minute for"
         if obj.tag_ == "PRP" and obj.text.lower() in {"it", "that", "this", "what"} and not rule.object:
             return None
+        if any(c.dep_ == "det" and c.text.lower() in {"every", "each", "all", "next", "last"} for c in obj.children):
+            return None  # "talk every layer": a time or a frequency, not an object
         if obj.tag_ in {"NNP"} and obj.text[:1].isupper() and _verb_lemma(verb) in {"speak", "talk"}:
             return None  # "speak Korean"
         return _made(doc, rule, verb, verb, f"{verb.text} {prep}")
@@ -1719,7 +1721,7 @@ def _article_checks(doc, sent) -> list[Correction]:
         if low == "the" and nxt is not None and nxt.text[:1].isupper() and nxt.text.lower() in words("names"):
             after = doc[nxt.i + 1] if nxt.i + 1 < len(doc) else None
             if after is None or (
-                (after.is_punct or after.tag_ in {"IN", "TO", "CC", "RB", "MD", "VBZ", "VBD", "WDT"})
+                (after.is_punct or after.tag_ in {"IN", "TO", "RB", "MD", "VBZ", "VBD", "WDT"})
                 and after.text.lower() not in {"of", "'s", "’s", "-", "/"}
             ):
                 out.append(_make(doc, "the-name", t, nxt, nxt.text, keep_case=True))

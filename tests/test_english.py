@@ -115,6 +115,7 @@ CORRECT = [
     "We served it as a service to other teams.",
     "It handles speech recognition, spoken language identification, and translation.",
     "The Python package is small.",
+    "I wrote the Slurm and Kubernetes configs for both.",
     "We run three node clusters in each region.",
 ]
 
