@@ -1707,7 +1707,10 @@ def _article_checks(doc, sent) -> list[Correction]:
                 left = list(noun.lefts)
                 if (
                     nxt.i == (left[0].i if left else noun.i)
-                    and all(x.tag_ in {"JJ", "NN", "HYPH"} and x.text.islower() for x in left)
+                    and all(
+                        (x.tag_ in {"JJ", "NN", "HYPH"} or x.tag_ == "NNS" and x.dep_ == "compound") and x.text.islower()
+                        for x in left
+                    )
                     and not any(c.dep_ in {"det", "poss", "nummod"} for c in noun.children)
                     and not (noun.i + 1 < len(doc) and doc[noun.i + 1].tag_ in {"NN", "NNS", "HYPH", "POS"})
                     and not any(c.dep_ in {"conj", "cc"} for c in noun.children)
