@@ -840,6 +840,8 @@ def _agreement(doc, sent) -> list[Correction]:
         inside = {x.i for x in subj.subtree}
         if any(x.i not in inside and x.tag_ not in {"RB"} for x in doc[subj.i + 1 : verb.i]):
             continue
+        if verb.i > subj.i + 1 and doc[subj.i + 1].tag_ in {"NNP", "NNPS", "PRP"}:
+            continue  # "All continents Hyperping has probes in": a relative clause without "that"
         if (
             subj.tag_.startswith("NN")
             and subj.text.lower() not in _SINGULAR_PRONOUNS

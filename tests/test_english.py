@@ -116,6 +116,7 @@ CORRECT = [
     "It handles speech recognition, spoken language identification, and translation.",
     "The Python package is small.",
     "I wrote the Slurm and Kubernetes configs for both.",
+    "These are all the regions Hyperping has probes in.",
     "We run three node clusters in each region.",
 ]
 
