@@ -8,7 +8,8 @@
 Counts the lints the way benchmarks/english.py counts corrections (a lint is right when its span
 overlaps the annotated error's words; every lint in the real passages is false), twice: every lint,
 and the grammar lints only (without Spelling, Capitalization, Punctuation, Formatting, Readability,
-Style Enhancement and Typo (split or merged words), which are not what scoring/english.py corrects and which flag technical words).
+Style, Enhancement and Typo (split or merged words), which are not what scoring/english.py
+corrects and which flag technical words).
 """
 
 from __future__ import annotations
@@ -81,18 +82,22 @@ def main(argv=None) -> int:
         kinds = " ".join(f"{k} {v:.3f}" for k, v in s["per_kind"].items())
         print(f"{label}: precision {s['precision']:.3f} ({s['flags']} lints), recall {s['recall']:.3f}")
         print(f"  per kind: {kinds}")
-        print(f"  false flags per 100 correct sentences {s['false_per_100_correct']:.2f}; per 100 real sentences "
-              f"{s['real_per_100']:.2f} ({s['real_flags']} in {s['real_sentences']})")
+        print(
+            f"  false flags per 100 correct sentences {s['false_per_100_correct']:.2f}; per 100 real sentences "
+            f"{s['real_per_100']:.2f} ({s['real_flags']} in {s['real_sentences']})"
+        )
     if args.show:
         texts = {r["id"]: r["text"] for r in rows}
         for r in _read(args.set_lints):
             for x in r["lints"]:
                 if x["kind"] not in NOT_GRAMMAR:
-                    print(f"SET  {r['id']}: {x['problem']!r} -> {x['suggestions'][:2]} [{x['kind']}/{x['rule']}]  {texts[r['id']]}")
+                    where = f"[{x['kind']}/{x['rule']}]  {texts[r['id']]}"
+                    print(f"SET  {r['id']}: {x['problem']!r} -> {x['suggestions'][:2]} {where}")
         for r in real_rows:
             for x in r["lints"]:
                 if x["kind"] not in NOT_GRAMMAR:
-                    print(f"REAL {Path(r['file']).name}: {x['problem']!r} -> {x['suggestions'][:2]} [{x['kind']}/{x['rule']}]")
+                    where = f"[{x['kind']}/{x['rule']}]"
+                    print(f"REAL {Path(r['file']).name}: {x['problem']!r} -> {x['suggestions'][:2]} {where}")
     return 0
 
 

@@ -389,8 +389,14 @@ def _make(doc, name: str, first, last, right: str, keep_case: bool = False) -> C
     start, end = first.idx, last.idx + len(last.text)
     wrong = doc.text[start:end]
     return Correction(
-        start, end, wrong, right if keep_case else _case_like(wrong, right), reason["kind"], reason["why"],
-        reason["why_ko"], name
+        start,
+        end,
+        wrong,
+        right if keep_case else _case_like(wrong, right),
+        reason["kind"],
+        reason["why"],
+        reason["why_ko"],
+        name,
     )
 
 
@@ -1322,7 +1328,12 @@ def _superlative_article(doc, sent) -> list[Correction]:
         if prev.text.lower() not in {"is", "was", "be", "are", "were", "'s", "’s"}:
             continue
         noun = doc[t.i + 1] if t.i + 1 < sent.end else None
-        if noun is None or noun.tag_ != "NN" and noun.text.lower() != "one" or noun.text.lower() in words("uncountable"):
+        if (
+            noun is None
+            or noun.tag_ != "NN"
+            and noun.text.lower() != "one"
+            or noun.text.lower() in words("uncountable")
+        ):
             continue
         if noun.i + 1 < sent.end and doc[noun.i + 1].tag_.startswith("NN"):
             continue
@@ -1453,7 +1464,8 @@ def collocations() -> tuple[Collocation, ...]:
                 right=r.get("right", ""),
                 insert=tuple((k, str(v)) for k, v in r["insert"].items())
                 if isinstance(r.get("insert"), dict)
-                else (("", r["insert"]),) if r.get("insert")
+                else (("", r["insert"]),)
+                if r.get("insert")
                 else (),
                 drop=tuple((str(k), tuple(v)) for k, v in (r.get("drop") or {}).items()),
                 adjective=_pairs(r.get("adjective")),
@@ -1601,7 +1613,10 @@ def _verb_collocation(doc, sent, verb, rule: Collocation) -> Correction | None:
         return None  # "make the meeting shorter", "make the light work"
     if any(x.i > obj.i and x.tag_ in {"JJ", "JJR", "RBR", "VB"} and x.dep_ != "conj" for x in verb.children):
         return None  # "makes the job faster"
-    if any(x.text.lower() in {"forward", "back", "up", "down", "out", "off", "over", "away", "apart"} for x in verb.children):
+    if any(
+        x.text.lower() in {"forward", "back", "up", "down", "out", "off", "over", "away", "apart"}
+        for x in verb.children
+    ):
         return None  # "pull the meeting forward", "take the server down": a phrasal verb
     return _made(doc, rule, verb, verb, _like(verb.text, rule.right))
 
@@ -1643,13 +1658,68 @@ def _adjective_collocation(doc, adj, rule: Collocation) -> list[Correction]:
 
 # --- more article and number checks read from the parse --------------------------------------------
 
-_QUANTITY_OF = {"most", "some", "many", "all", "one", "each", "none", "both", "several", "few", "majority", "half",
-                "any", "much", "two", "three", "four", "five"}
-_NOT_BARE_PLURAL_AFTER_A = {"few", "lot", "lots", "couple", "number", "dozen", "hundred", "thousand", "million",
-                            "series", "means", "species", "data", "media", "criteria", "news", "headquarters",
-                            "thanks", "kudos", "bunch", "pair", "set", "variety", "range", "handful", "total",
-                            "many", "whole", "physics", "mathematics", "economics", "analytics",
-                            "logistics", "statistics", "graphics", "ops", "devops", "mlops", "sales", "goods"}
+_QUANTITY_OF = {
+    "most",
+    "some",
+    "many",
+    "all",
+    "one",
+    "each",
+    "none",
+    "both",
+    "several",
+    "few",
+    "majority",
+    "half",
+    "any",
+    "much",
+    "two",
+    "three",
+    "four",
+    "five",
+}
+_NOT_BARE_PLURAL_AFTER_A = {
+    "few",
+    "lot",
+    "lots",
+    "couple",
+    "number",
+    "dozen",
+    "hundred",
+    "thousand",
+    "million",
+    "series",
+    "means",
+    "species",
+    "data",
+    "media",
+    "criteria",
+    "news",
+    "headquarters",
+    "thanks",
+    "kudos",
+    "bunch",
+    "pair",
+    "set",
+    "variety",
+    "range",
+    "handful",
+    "total",
+    "many",
+    "whole",
+    "physics",
+    "mathematics",
+    "economics",
+    "analytics",
+    "logistics",
+    "statistics",
+    "graphics",
+    "ops",
+    "devops",
+    "mlops",
+    "sales",
+    "goods",
+}
 
 
 def _article_checks(doc, sent) -> list[Correction]:
@@ -1710,7 +1780,8 @@ def _article_checks(doc, sent) -> list[Correction]:
                 if (
                     nxt.i == (left[0].i if left else noun.i)
                     and all(
-                        (x.tag_ in {"JJ", "NN", "HYPH"} or x.tag_ == "NNS" and x.dep_ == "compound") and x.text.islower()
+                        (x.tag_ in {"JJ", "NN", "HYPH"} or x.tag_ == "NNS" and x.dep_ == "compound")
+                        and x.text.islower()
                         for x in left
                     )
                     and not any(c.dep_ in {"det", "poss", "nummod"} for c in noun.children)
@@ -1718,7 +1789,10 @@ def _article_checks(doc, sent) -> list[Correction]:
                     and not any(c.dep_ in {"conj", "cc"} for c in noun.children)
                     and t.head.pos_ in {"VERB", "AUX"}
                     and _verb_lemma(t.head) in {"work", "join", "hire", "start", "employ", "intern", "apply", "begin"}
-                    and not any(x.text.lower() in {"lead", "chief", "head", "principal", "main", "sole", "acting", "interim"} for x in left)
+                    and not any(
+                        x.text.lower() in {"lead", "chief", "head", "principal", "main", "sole", "acting", "interim"}
+                        for x in left
+                    )
                 ):
                     article = "an" if _vowel_sound(nxt.text) else "a"
                     out.append(_make(doc, "as-role", nxt, nxt, f"{article} {nxt.text}"))
@@ -1768,7 +1842,11 @@ def _number_checks(doc, sent) -> list[Correction]:
                 and not any(c.dep_ in {"conj", "cc"} for c in noun.children)
             ):
                 out.append(_make(doc, "plural-after-number", noun, noun, inflect(noun.text, "NNS")))
-        if low == "of" and t.i > sent.start and doc[t.i - 1].text.lower() in {"number", "variety", "couple", "dozens", "hundreds", "thousands"}:
+        if (
+            low == "of"
+            and t.i > sent.start
+            and doc[t.i - 1].text.lower() in {"number", "variety", "couple", "dozens", "hundreds", "thousands"}
+        ):
             objs = [c for c in t.children if c.dep_ == "pobj"]
             if objs:
                 noun = objs[0]
@@ -1783,5 +1861,13 @@ def _number_checks(doc, sent) -> list[Correction]:
                     out.append(_make(doc, "plural-after-number", noun, noun, inflect(noun.text, "NNS")))
         # "researches", "staffs" as nouns
         if t.tag_ == "NNS" and low in {"researches", "staffs"} and t.dep_ not in {"ROOT"}:
-            out.append(_make(doc, "uncountable-plural-parse", t, t, t.text[:-2] if low.endswith("es") and low != "staffs" else t.text[:-1]))
+            out.append(
+                _make(
+                    doc,
+                    "uncountable-plural-parse",
+                    t,
+                    t,
+                    t.text[:-2] if low.endswith("es") and low != "staffs" else t.text[:-1],
+                )
+            )
     return out
