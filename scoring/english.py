@@ -135,6 +135,8 @@ def _merge(outer: Correction, inner: Correction) -> Correction | None:
     `inner` lies inside `outer` and its words are kept once in `outer`'s right words."""
     if not (outer.start <= inner.start and inner.end <= outer.end):
         return None
+    if inner.kind == outer.kind or re.search(rf"(?<![\w'’]){re.escape(inner.right)}(?![\w'’])", outer.right):
+        return None  # one correction found twice ("reply the" by a phrase and by the parse)
     found = list(re.finditer(rf"(?<![\w'’]){re.escape(inner.wrong)}(?![\w'’])", outer.right))
     if len(found) != 1:
         return None
@@ -211,8 +213,37 @@ _KONGLISH = {
     "runningmachine": "treadmill",
     "concent": "outlet",
     "concents": "outlets",
+    "multitap": "power strip",
+    "multitaps": "power strips",
+    "remocon": "remote control",
+    "remocons": "remote controls",
+    "yshirt": "dress shirt",
+    "yshirts": "dress shirts",
+    "morningcall": "wake-up call",
+    "morningcalls": "wake-up calls",
+    "ballpen": "ballpoint pen",
+    "ballpens": "ballpoint pens",
+    "gagman": "comedian",
+    "gagmen": "comedians",
+    "selca": "selfie",
+    "selcas": "selfies",
+    "vinylbag": "plastic bag",
+    "vinylbags": "plastic bags",
+    "goldentime": "critical window",
+    "salaryman": "office worker",
+    "salarymen": "office workers",
 }
-_UNCOUNTABLE = {"datas": "data", "stuffs": "stuff", "researches": "research", "evidences": "evidence"}
+_UNCOUNTABLE = {
+    "datas": "data",
+    "stuffs": "stuff",
+    "researches": "research",
+    "evidences": "evidence",
+    "machineries": "machinery",
+    "sceneries": "scenery",
+    "jewelries": "jewelry",
+    "source codes": "source code",
+    "vocabularys": "vocabulary",
+}
 _SINGULAR_VERB = {"are": "is", "were": "was", "have": "has", "don't": "doesn't", "don’t": "doesn’t"}
 
 
@@ -288,9 +319,13 @@ def _transform(value: str, op: str, arg: str) -> str:
     if arg.startswith("VB") and not _is_verb(value):
         raise _Skip
     if arg == "konglish":
-        return _KONGLISH.get(value.lower().replace(" ", ""), value)
+        return _KONGLISH.get(value.lower().replace(" ", "").replace("-", ""), value)
     if arg == "uncountable":
         return _UNCOUNTABLE.get(value.lower(), value[:-1])
+    if arg == "active":  # "was happened" -> "happened", "is occurred" -> "occurs"
+        be, verb = value.split()
+        tag = {"was": "VBD", "were": "VBD", "is": "VBZ", "are": "VB", "am": "VB", "be": "VB", "been": "VBN"}[be.lower()]
+        return inflect(verb, tag)
     if arg == "plural-be":
         return "were" if value.strip().lower() == "was" else "are"
     if arg == "singular":
@@ -348,13 +383,20 @@ def _phrase_corrections(text: str):
 # --- corrections read from the parse --------------------------------------------------------
 
 
-def _make(doc, name: str, first, last, right: str) -> Correction:
+def _make(doc, name: str, first, last, right: str, keep_case: bool = False) -> Correction:
     """A correction of the tokens first..last (inclusive)."""
     reason = check(name)
     start, end = first.idx, last.idx + len(last.text)
     wrong = doc.text[start:end]
     return Correction(
-        start, end, wrong, _case_like(wrong, right), reason["kind"], reason["why"], reason["why_ko"], name
+        start,
+        end,
+        wrong,
+        right if keep_case else _case_like(wrong, right),
+        reason["kind"],
+        reason["why"],
+        reason["why_ko"],
+        name,
     )
 
 
@@ -362,6 +404,8 @@ def _parse_corrections(text: str, doc) -> list[Correction]:
     out: list[Correction] = []
     for sent in doc.sents:
         if _is_heading_like(sent):
+            if _is_command(sent):
+                out.extend(_collocation_corrections(doc, sent))  # "Please open the light."
             continue
         for check_one in (
             _a_an,
@@ -378,6 +422,9 @@ def _parse_corrections(text: str, doc) -> list[Correction]:
             _superlative_article,
             _verb_complements,
             _quantifiers,
+            _collocation_corrections,
+            _article_checks,
+            _number_checks,
         ):
             out.extend(check_one(doc, sent))
     return out
@@ -389,6 +436,16 @@ def _is_heading_like(sent) -> bool:
     if "\n" in text or text[:1] in {"-", "*", "#", "•", "|", ">"} or " * " in text:
         return True
     return not any(t.dep_ in {"nsubj", "nsubjpass", "expl"} for t in sent)
+
+
+def _is_command(sent) -> bool:
+    """A whole sentence that gives a command: "Please close the light." (no subject, so not a note
+    unless it is one line that starts with a capital and ends with a full stop)."""
+    text = sent.text.strip()
+    if "\n" in text or not text[:1].isupper() or text[-1:] not in {".", "!"} or len(sent) < 3:
+        return False
+    root = sent.root
+    return root.tag_ == "VB" and root.i <= sent.start + 2 and not any(c.dep_ in {"aux", "nsubj"} for c in root.children)
 
 
 _VOWEL_LETTERS = set("aefhilmnorsx")  # letters whose name starts with a vowel sound: "an SQL", "an HTTP"
@@ -477,8 +534,10 @@ def _missing_article(doc, sent) -> list[Correction]:
             continue
         left = list(t.lefts)
         first = left[0] if left else t
-        if any(x.tag_ not in {"JJ", "NN", "HYPH"} for x in left):
+        if any(x.tag_ not in {"JJ", "NN", "HYPH"} or any(ch.isdigit() for ch in x.text) for x in left):
             continue
+        if any(x.text.lower() in {"such", "same", "only", "first", "last", "next", "own"} for x in left):
+            continue  # other checks say what it needs: "such a problem", "the same problem"
         if first.i > 0:
             prev = doc[first.i - 1]
             if prev.text.lower() in words("no_article_before") or prev.tag_ in {"POS", "PRP$", "CD", "DT", "WDT"}:
@@ -590,8 +649,12 @@ def _plural_after_number(doc, sent) -> list[Correction]:
         if quantity.i + 1 < len(doc) and doc[quantity.i + 1].text in {"-", "/", "x", "."}:
             continue
         between = doc[quantity.i + 1 : t.i]
-        if any(x.tag_ not in {"JJ", "VBN", "JJR"} for x in between):
-            continue
+        if any(
+            x.tag_ not in {"JJ", "VBN", "JJR"}
+            and not (x.tag_ == "NN" and x.dep_ == "compound" and x.text.islower() and low in words("countable"))
+            for x in between
+        ):
+            continue  # "two power supply": a compound before a countable noun is counted
         if any(c.dep_ in {"conj", "cc"} for c in t.children):
             continue
         out.append(_make(doc, "plural-after-number", t, t, inflect(t.text, "NNS")))
@@ -741,6 +804,8 @@ def _subject_number(subj) -> str | None:
         return "singular"
     if low in _PLURAL_PRONOUNS or low in {"these", "those"}:
         return "plural"
+    if any(c.dep_ == "det" and c.text.lower() in {"these", "those"} for c in subj.children):
+        return None  # "these file are": the noun is what is wrong
     if low in words("collective") or low in words("units") or subj.ent_type_ or not subj.text.isalpha():
         return None
     if subj.tag_ == "NN" and subj.text.islower():
@@ -781,6 +846,8 @@ def _agreement(doc, sent) -> list[Correction]:
         inside = {x.i for x in subj.subtree}
         if any(x.i not in inside and x.tag_ not in {"RB"} for x in doc[subj.i + 1 : verb.i]):
             continue
+        if verb.i > subj.i + 1 and doc[subj.i + 1].tag_ in {"NNP", "NNPS", "PRP"}:
+            continue  # "All continents Hyperping has probes in": a relative clause without "that"
         if (
             subj.tag_.startswith("NN")
             and subj.text.lower() not in _SINGULAR_PRONOUNS
@@ -1181,7 +1248,8 @@ def _subject_end(doc, start: int, end: int) -> int | None:
 def _embedded_question(doc, sent) -> list[Correction]:
     out = []
     for m in _embedding_regex().finditer(doc.text, sent.start_char, sent.end_char):
-        wh = next((t for t in sent if t.idx == m.start(1)), None)
+        found = doc.char_span(m.start(1), m.end(1))
+        wh = found[0] if found is not None and len(found) == 1 else None
         if wh is None:
             continue
         k = wh.i + 1  # the wh-phrase: "how many GPUs", "which version of NCCL"
@@ -1260,7 +1328,12 @@ def _superlative_article(doc, sent) -> list[Correction]:
         if prev.text.lower() not in {"is", "was", "be", "are", "were", "'s", "’s"}:
             continue
         noun = doc[t.i + 1] if t.i + 1 < sent.end else None
-        if noun is None or noun.tag_ != "NN" or noun.text.lower() in words("uncountable"):
+        if (
+            noun is None
+            or noun.tag_ != "NN"
+            and noun.text.lower() != "one"
+            or noun.text.lower() in words("uncountable")
+        ):
             continue
         if noun.i + 1 < sent.end and doc[noun.i + 1].tag_.startswith("NN"):
             continue
@@ -1326,4 +1399,475 @@ def _quantifiers(doc, sent) -> list[Correction]:
             and nxt.text.lower() in words("countable")
         ):
             out.append(_make(doc, "plural-after-number", nxt, nxt, inflect(nxt.text, "NNS")))
+    return out
+
+
+# --- collocations read from the parse (english.yaml `collocations`) -------------------------------
+#
+# Word choice generalises only when a rule is keyed on lemmas rather than on fixed strings: "did a
+# mistake", "doing two small mistakes" and "mistakes were done" share the lemmas do + mistake. Each
+# entry of `collocations` is one of these shapes (keys in english.yaml):
+#   verb + object + right          the verb with that object is replaced: do a mistake -> make a mistake
+#   verb + object: any + insert    the verb needs a preposition before its object: reply the email -> reply to
+#   verb + drop                    the verb takes its object without this preposition: discuss about -> discuss
+#   adjective + noun               an adjective before its noun, or after "be" with that noun as subject:
+#                                  expensive price -> high price, the price is expensive -> high
+#   noun + context                 a Konglish noun in a sentence about its topic: notebook -> laptop (RAM)
+
+
+@dataclass(frozen=True)
+class Collocation:
+    id: str
+    kind: str
+    why: str
+    why_ko: str
+    verb: frozenset[str] = frozenset()
+    object: frozenset[str] = frozenset()  # lemmas, or "compound head" ("air conditioner"); empty: any object
+    unless_object: frozenset[str] = frozenset()
+    right: str = ""
+    insert: tuple[tuple[str, str], ...] = ()  # (verb lemma, preposition); ("", preposition) for every verb
+    drop: tuple[tuple[str, tuple[str, ...]], ...] = ()  # (verb lemma, prepositions it does not take)
+    adjective: tuple[tuple[str, str], ...] = ()  # (adjective, right)
+    noun: tuple[tuple[str, str], ...] = ()  # (noun, right) for Konglish nouns; (noun, "") for nouns of adjectives
+    position: frozenset[str] = frozenset({"before", "after-be"})
+    adverb: frozenset[str] = frozenset()  # the verb must have one of these adverbs ("see … carefully")
+    context: frozenset[str] = frozenset()
+    unless_context: frozenset[str] = frozenset()
+    examples: tuple[tuple[str, str], ...] = ()
+    no_match: tuple[str, ...] = ()
+
+
+def _pairs(value) -> tuple[tuple[str, str], ...]:
+    if isinstance(value, dict):
+        return tuple((str(k).lower(), str(v)) for k, v in value.items())
+    return tuple((str(v).lower(), "") for v in value or ())
+
+
+def _lower_set(value) -> frozenset[str]:
+    return frozenset(str(v).lower() for v in value or ())
+
+
+@cache
+def collocations() -> tuple[Collocation, ...]:
+    out = []
+    for r in pattern_data("english").get("collocations", ()):
+        obj = r.get("object", ())
+        out.append(
+            Collocation(
+                id=r["id"],
+                kind=r["kind"],
+                why=r["why"],
+                why_ko=r["why_ko"],
+                verb=_lower_set(r.get("verb")),
+                object=frozenset() if obj == "any" else _lower_set(obj),
+                unless_object=_lower_set(r.get("unless_object")),
+                right=r.get("right", ""),
+                insert=tuple((k, str(v)) for k, v in r["insert"].items())
+                if isinstance(r.get("insert"), dict)
+                else (("", r["insert"]),)
+                if r.get("insert")
+                else (),
+                drop=tuple((str(k), tuple(v)) for k, v in (r.get("drop") or {}).items()),
+                adjective=_pairs(r.get("adjective")),
+                noun=_pairs(r.get("noun")),
+                position=_lower_set(r.get("position", ("before", "after-be"))),
+                adverb=_lower_set(r.get("adverb")),
+                context=_lower_set(r.get("context")),
+                unless_context=_lower_set(r.get("unless_context")),
+                examples=tuple(tuple(e) for e in r.get("examples", ())),
+                no_match=tuple(r.get("no_match", ())),
+            )
+        )
+    return tuple(out)
+
+
+def _noun_key(noun) -> tuple[str, str]:
+    """A noun's lemma and, with its compound words, the whole name: ("conditioner", "air conditioner")."""
+    from scoring.grammar import lemma
+
+    head = lemma(noun.text, "NOUN").lower() if noun.tag_ in {"NNS", "NNPS"} else noun.text.lower()
+    compounds = [c.text.lower() for c in noun.children if c.dep_ == "compound" and c.i < noun.i]
+    return head, " ".join([*compounds, head])
+
+
+def _object_of(verb):
+    """The verb's direct object (or the object of its particle-less preposition-free complement)."""
+    objs = [c for c in verb.children if c.dep_ in {"dobj"}]
+    return objs[0] if objs else None
+
+
+def _verb_lemma(token) -> str:
+    from scoring.grammar import lemma
+
+    return lemma(token.text, "VERB").lower()
+
+
+@cache
+def _collocation_index() -> tuple[dict, dict, dict]:
+    """The rules by the word that can start them: verb lemma, adjective, Konglish noun."""
+    by_verb: dict[str, list[Collocation]] = {}
+    by_adjective: dict[str, list[Collocation]] = {}
+    by_noun: dict[str, list[Collocation]] = {}
+    for rule in collocations():
+        if rule.verb:
+            for v in rule.verb:
+                by_verb.setdefault(v, []).append(rule)
+        elif rule.adjective:
+            for a, _ in rule.adjective:
+                by_adjective.setdefault(a, []).append(rule)
+        elif rule.noun:
+            for n, _ in rule.noun:
+                by_noun.setdefault(n, []).append(rule)
+    return by_verb, by_adjective, by_noun
+
+
+def _collocation_corrections(doc, sent) -> list[Correction]:
+    out: list[Correction] = []
+    by_verb, by_adjective, by_noun = _collocation_index()
+    lows = None
+    for t in sent:
+        low = t.text.lower()
+        if t.pos_ in {"VERB", "AUX"} and t.text.isalpha():
+            rules = by_verb.get(_verb_lemma(t))
+            passive_like = t.tag_ == "VBN" and not any(
+                c.dep_ == "aux" and c.text.lower() in {"have", "has", "had", "'ve", "’ve"} for c in t.children
+            )  # "spoken language", "the work done"
+            if rules and not passive_like and t.dep_ not in {"aux", "auxpass", "amod", "compound"}:
+                if not any(c.dep_ in {"prt", "auxpass"} for c in t.children):  # "make up", "was done"
+                    for rule in rules:
+                        c = _verb_collocation(doc, sent, t, rule)
+                        if c is not None:
+                            out.append(c)
+                            break
+        for rule in by_adjective.get(low, ()):
+            out.extend(_adjective_collocation(doc, t, rule))
+        for rule in by_noun.get(low, ()):
+            if t.pos_ not in {"NOUN", "PROPN"} or any(c.dep_ == "compound" for c in t.children):
+                continue
+            if lows is None:
+                lows = {x.text.lower() for x in sent}
+            if (rule.context and not (lows & rule.context)) or lows & rule.unless_context:
+                continue
+            out.append(_made(doc, rule, t, t, dict(rule.noun)[low]))
+    return out
+
+
+def _made(doc, rule: Collocation, first, last, right: str) -> Correction:
+    if first.i > 0 and doc[first.i - 1].text.lower() in {"a", "an"}:
+        article = doc[first.i - 1]
+        vowel = _vowel_sound(right.split()[0])
+        if vowel is not None and (article.text.lower() == "an") != vowel:
+            first, right = article, ("an " if vowel else "a ") + right  # "an expensive price" -> "a high price"
+    start, end = first.idx, last.idx + len(last.text)
+    wrong = doc.text[start:end]
+    if not (wrong.isupper() and len(wrong) > 1):
+        right = _case_like(wrong, right)
+    return Correction(start, end, wrong, right, rule.kind, rule.why, rule.why_ko, rule.id)
+
+
+def _verb_collocation(doc, sent, verb, rule: Collocation) -> Correction | None:
+    if rule.drop:
+        dropped = dict(rule.drop).get(_verb_lemma(verb), ())
+        for prep in verb.children:
+            if prep.dep_ != "prep" or prep.text.lower() not in dropped or prep.i != verb.i + 1:
+                continue
+            objs = [c for c in prep.children if c.dep_ == "pobj"]
+            if not objs or objs[0].tag_ in {"CD"} or objs[0].text.lower() in {"me", "us", "him", "her", "them", "you"}:
+                continue
+            if _noun_key(objs[0])[0] in rule.unless_object or _noun_key(objs[0])[1] in rule.unless_object:
+                continue
+            if any(c.dep_ == "dobj" for c in verb.children):
+                continue  # "explain it about" is another matter
+            return _made(doc, rule, verb, prep, verb.text)
+        return None
+    obj = _object_of(verb)
+    if obj is None or obj.i <= verb.i:
+        return None
+    if obj.tag_ not in {"NN", "NNS", "NNP", "PRP"} or not obj.text.isalpha():
+        return None
+    head, whole = _noun_key(obj)
+    if head in rule.unless_object or whole in rule.unless_object:
+        return None
+    if rule.object and head not in rule.object and whole not in rule.object:
+        return None
+    if rule.adverb and not any(c.dep_ == "advmod" and c.text.lower() in rule.adverb for c in verb.children):
+        return None
+    if rule.insert:
+        table = dict(rule.insert)
+        prep = table.get(_verb_lemma(verb), table.get(""))
+        if not prep or obj.left_edge.i != verb.i + 1:
+            return None  # "look it up", "wait a minute for"
+        if obj.tag_ == "PRP" and obj.text.lower() in {"it", "that", "this", "what"} and not rule.object:
+            return None
+        if any(c.dep_ == "det" and c.text.lower() in {"every", "each", "all", "next", "last"} for c in obj.children):
+            return None  # "talk every layer": a time or a frequency, not an object
+        if obj.tag_ in {"NNP"} and obj.text[:1].isupper() and _verb_lemma(verb) in {"speak", "talk"}:
+            return None  # "speak Korean"
+        return _made(doc, rule, verb, verb, f"{verb.text} {prep}")
+    if obj.tag_ == "PRP":
+        return None
+    between = doc[verb.i + 1 : obj.i]
+    if any(x.tag_ not in {"DT", "JJ", "JJR", "JJS", "PRP$", "CD", "NN", "NNP", "RB", "HYPH", "POS"} for x in between):
+        return None
+    if any(x.dep_ in {"ccomp", "xcomp", "oprd", "acomp"} for x in verb.children):
+        return None  # "make the meeting shorter", "make the light work"
+    if any(x.i > obj.i and x.tag_ in {"JJ", "JJR", "RBR", "VB"} and x.dep_ != "conj" for x in verb.children):
+        return None  # "makes the job faster"
+    if any(
+        x.text.lower() in {"forward", "back", "up", "down", "out", "off", "over", "away", "apart"}
+        for x in verb.children
+    ):
+        return None  # "pull the meeting forward", "take the server down": a phrasal verb
+    return _made(doc, rule, verb, verb, _like(verb.text, rule.right))
+
+
+_BE = {"is", "are", "was", "were", "be", "been", "being", "am", "'s", "’s", "'re", "’re", "'m", "’m"}
+
+
+def _adjective_collocation(doc, adj, rule: Collocation) -> list[Correction]:
+    out = []
+    nouns = {n for n, _ in rule.noun}
+    right = dict(rule.adjective)[adj.text.lower()]
+    if True:
+        if "before" in rule.position and adj.dep_ == "amod" and adj.head.i > adj.i:
+            noun = adj.head
+            if noun.tag_ not in {"NN", "NNS"}:
+                return out
+            if any(x.tag_ not in {"JJ", "RB", "HYPH"} and x.i != adj.i for x in doc[adj.i + 1 : noun.i]):
+                return out
+            head, whole = _noun_key(noun)
+            if head in nouns or whole in nouns:
+                out.append(_made(doc, rule, adj, adj, right))
+            return out
+        if "after-be" in rule.position and adj.dep_ in {"acomp", "attr", "amod", "advmod"}:
+            be = adj.head
+            if be.text.lower() not in _BE and _verb_lemma(be) not in {"be", "get", "become", "seem", "look"}:
+                return out
+            subjects = [c for c in be.children if c.dep_ in {"nsubj"} and c.i < be.i]
+            if not subjects or subjects[0].tag_ not in {"NN", "NNS"}:
+                return out
+            if rule.kind == "word-choice" and any(
+                c.dep_ in {"prep", "agent"} and c.text.lower() != "for" for c in adj.children
+            ):
+                return out  # "the project was interested in", "the meeting was tired of": another sense
+            head, whole = _noun_key(subjects[0])
+            if head in nouns or whole in nouns:
+                out.append(_made(doc, rule, adj, adj, right))
+    return out
+
+
+# --- more article and number checks read from the parse --------------------------------------------
+
+_QUANTITY_OF = {
+    "most",
+    "some",
+    "many",
+    "all",
+    "one",
+    "each",
+    "none",
+    "both",
+    "several",
+    "few",
+    "majority",
+    "half",
+    "any",
+    "much",
+    "two",
+    "three",
+    "four",
+    "five",
+}
+_NOT_BARE_PLURAL_AFTER_A = {
+    "few",
+    "lot",
+    "lots",
+    "couple",
+    "number",
+    "dozen",
+    "hundred",
+    "thousand",
+    "million",
+    "series",
+    "means",
+    "species",
+    "data",
+    "media",
+    "criteria",
+    "news",
+    "headquarters",
+    "thanks",
+    "kudos",
+    "bunch",
+    "pair",
+    "set",
+    "variety",
+    "range",
+    "handful",
+    "total",
+    "many",
+    "whole",
+    "physics",
+    "mathematics",
+    "economics",
+    "analytics",
+    "logistics",
+    "statistics",
+    "graphics",
+    "ops",
+    "devops",
+    "mlops",
+    "sales",
+    "goods",
+}
+
+
+def _article_checks(doc, sent) -> list[Correction]:
+    out: list[Correction] = []
+    for t in sent:
+        low = t.text.lower()
+        nxt = doc[t.i + 1] if t.i + 1 < sent.end else None
+        # "a good results" -> "good results"
+        if low in {"a", "an"} and t.dep_ == "det" and t.head.tag_ == "NNS" and t.head.i > t.i:
+            noun = t.head
+            between = doc[t.i + 1 : noun.i]
+            if (
+                noun.text.islower()
+                and noun.text.isalpha()
+                and noun.text.endswith("s")
+                and not noun.text.endswith(("ss", "us", "is"))
+                and noun.text.lower() not in _NOT_BARE_PLURAL_AFTER_A
+                and all(x.tag_ in {"JJ", "RB"} and x.text.lower() not in _NOT_BARE_PLURAL_AFTER_A for x in between)
+                and (noun.i + 1 >= len(doc) or doc[noun.i + 1].tag_ not in {"NN", "NNS", "NNP", "POS", "HYPH", "CD"})
+                and inflect(noun.text, "NN").lower() != noun.text.lower()
+                and not any(c.dep_ in {"nummod", "quantmod"} for c in noun.children)
+            ):
+                out.append(_make(doc, "a-plural", t, noun, doc.text[nxt.idx : noun.idx + len(noun.text)]))
+        # "most of engineers" -> "most of the engineers"
+        if low == "of" and t.i > sent.start and doc[t.i - 1].text.lower() in _QUANTITY_OF and nxt is not None:
+            objs = [c for c in t.children if c.dep_ == "pobj"]
+            if objs and objs[0].tag_ == "NNS" and objs[0].text.islower() and objs[0].text.isalpha():
+                noun = objs[0]
+                left = list(noun.lefts)
+                if (
+                    nxt.i == (left[0].i if left else noun.i)
+                    and all(x.tag_ in {"JJ", "NN", "HYPH"} and x.dep_ in {"amod", "compound"} for x in left)
+                    and not any(x.text.lower() in words("no_article_before") for x in left)
+                    and doc[t.i - 1].dep_ not in {"amod", "advmod", "det"}  # "the most of", "more of"
+                    and not (t.i - 2 >= sent.start and doc[t.i - 2].text.lower() in {"the", "a", "in", "at"})
+                    and inflect(noun.text, "NN").lower() != noun.text.lower()
+                ):
+                    out.append(_make(doc, "quantity-of-the", nxt, nxt, f"the {nxt.text}"))
+        # "such problem" -> "such a problem"
+        if low == "such" and nxt is not None and t.dep_ in {"amod", "predet"}:
+            noun = t.head
+            if (
+                noun.tag_ == "NN"
+                and noun.text.lower() in words("countable")
+                and noun.text.islower()
+                and noun.i > t.i
+                and all(x.tag_ in {"JJ"} for x in doc[t.i + 1 : noun.i])
+                and not (noun.i + 1 < len(doc) and doc[noun.i + 1].tag_ in {"NN", "NNS", "HYPH"})
+            ):
+                article = "an" if _vowel_sound(nxt.text) else "a"
+                out.append(_make(doc, "such-a", t, t, f"such {article}"))
+        # "I work as engineer" -> "as an engineer"
+        if low == "as" and t.dep_ == "prep" and nxt is not None:
+            objs = [c for c in t.children if c.dep_ == "pobj"]
+            if objs and objs[0].tag_ == "NN" and objs[0].text.lower() in words("roles") and objs[0].text.islower():
+                noun = objs[0]
+                left = list(noun.lefts)
+                if (
+                    nxt.i == (left[0].i if left else noun.i)
+                    and all(
+                        (x.tag_ in {"JJ", "NN", "HYPH"} or x.tag_ == "NNS" and x.dep_ == "compound")
+                        and x.text.islower()
+                        for x in left
+                    )
+                    and not any(c.dep_ in {"det", "poss", "nummod"} for c in noun.children)
+                    and not (noun.i + 1 < len(doc) and doc[noun.i + 1].tag_ in {"NN", "NNS", "HYPH", "POS"})
+                    and not any(c.dep_ in {"conj", "cc"} for c in noun.children)
+                    and t.head.pos_ in {"VERB", "AUX"}
+                    and _verb_lemma(t.head) in {"work", "join", "hire", "start", "employ", "intern", "apply", "begin"}
+                    and not any(
+                        x.text.lower() in {"lead", "chief", "head", "principal", "main", "sole", "acting", "interim"}
+                        for x in left
+                    )
+                ):
+                    article = "an" if _vowel_sound(nxt.text) else "a"
+                    out.append(_make(doc, "as-role", nxt, nxt, f"{article} {nxt.text}"))
+        # "the PyTorch" -> "PyTorch"
+        if low == "the" and nxt is not None and nxt.text[:1].isupper() and nxt.text.lower() in words("names"):
+            after = doc[nxt.i + 1] if nxt.i + 1 < len(doc) else None
+            if after is None or (
+                (after.is_punct or after.tag_ in {"IN", "TO", "RB", "MD", "VBZ", "VBD", "WDT"})
+                and after.text.lower() not in {"of", "'s", "’s", "-", "/"}
+            ):
+                out.append(_make(doc, "the-name", t, nxt, nxt.text, keep_case=True))
+        # "It is same as before" / "We had same problem" -> "the same"
+        if low == "same" and t.i > sent.start and nxt is not None:
+            prev = doc[t.i - 1]
+            if (
+                prev.text.lower() not in words("no_article_before")
+                and prev.tag_ in {"VB", "VBD", "VBZ", "VBP", "VBG", "VBN", "IN"}
+                and prev.text.lower() not in {"as", "like", "than"}
+                and (nxt.text.lower() in {"as", "with"} or (nxt.tag_ in {"NN", "NNS"} and nxt.text.islower()))
+                and not (nxt.i + 1 < len(doc) and nxt.text.lower() == "as" and doc[nxt.i + 1].text.lower() == "well")
+            ):
+                out.append(_make(doc, "same-the", t, t, "the same"))
+    return out
+
+
+def _number_checks(doc, sent) -> list[Correction]:
+    out: list[Correction] = []
+    for t in sent:
+        low = t.text.lower()
+        # "these file" -> "these files"; "a few day" -> "a few days"; "the number of user" -> "users"
+        quantity = None
+        if low in {"these", "those"} and t.dep_ == "det":
+            quantity = t
+        elif low == "few" and t.i > sent.start and doc[t.i - 1].text.lower() == "a":
+            quantity = t
+        if quantity is not None:
+            noun = t.head
+            if (
+                noun.i > t.i
+                and noun.tag_ == "NN"
+                and noun.text.islower()
+                and noun.text.isalpha()
+                and noun.text.lower() in words("countable")
+                and noun.text.lower() not in {"kind", "sort", "type"}
+                and all(x.tag_ in {"JJ", "NN"} for x in doc[t.i + 1 : noun.i])
+                and not (noun.i + 1 < len(doc) and doc[noun.i + 1].tag_ in {"NN", "NNS", "HYPH", "POS"})
+                and not any(c.dep_ in {"conj", "cc"} for c in noun.children)
+            ):
+                out.append(_make(doc, "plural-after-number", noun, noun, inflect(noun.text, "NNS")))
+        if (
+            low == "of"
+            and t.i > sent.start
+            and doc[t.i - 1].text.lower() in {"number", "variety", "couple", "dozens", "hundreds", "thousands"}
+        ):
+            objs = [c for c in t.children if c.dep_ == "pobj"]
+            if objs:
+                noun = objs[0]
+                if (
+                    noun.tag_ == "NN"
+                    and noun.text.islower()
+                    and noun.text.lower() in words("countable")
+                    and not any(c.dep_ in {"det", "poss"} for c in noun.children)
+                    and not (noun.i + 1 < len(doc) and doc[noun.i + 1].tag_ in {"NN", "NNS", "HYPH", "POS"})
+                    and not any(c.dep_ in {"conj", "cc"} for c in noun.children)
+                ):
+                    out.append(_make(doc, "plural-after-number", noun, noun, inflect(noun.text, "NNS")))
+        # "researches", "staffs" as nouns
+        if t.tag_ == "NNS" and low in {"researches", "staffs"} and t.dep_ not in {"ROOT"}:
+            out.append(
+                _make(
+                    doc,
+                    "uncountable-plural-parse",
+                    t,
+                    t,
+                    t.text[:-2] if low.endswith("es") and low != "staffs" else t.text[:-1],
+                )
+            )
     return out

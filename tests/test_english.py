@@ -21,6 +21,20 @@ def test_phrase_rule_examples(rule):
         assert english.review(text).corrections == (), text
 
 
+COLLOCATIONS = english.collocations()
+
+
+@pytest.mark.parametrize("rule", COLLOCATIONS, ids=[r.id for r in COLLOCATIONS])
+def test_collocation_examples(rule):
+    """Every collocation read from the parse corrects its examples and leaves its counter-examples alone."""
+    assert rule.kind in english.KINDS
+    assert rule.examples and rule.no_match, rule.id
+    for text, corrected in rule.examples:
+        assert english.review(text).corrected == corrected, text
+    for text in rule.no_match:
+        assert english.review(text).corrections == (), text
+
+
 # Errors read from the parse: (text, the text corrected, the kind)
 PARSED = [
     ("The job fail every night.", "The job fails every night.", "agreement"),
@@ -46,6 +60,17 @@ PARSED = [
     ("I don't know why did the job fail.", "I don't know why the job failed.", "word-order"),
     ("Do you know when will the new GPUs arrive?", "Do you know when the new GPUs will arrive?", "word-order"),
     ("The partition is not enough big.", "The partition is not big enough.", "word-order"),
+    ("We got a good results from the new kernel.", "We got good results from the new kernel.", "article"),
+    ("Most of engineers here use Python.", "Most of the engineers here use Python.", "article"),
+    ("I never saw such problem before.", "I never saw such a problem before.", "article"),
+    ("I work as software engineer at Naver.", "I work as a software engineer at Naver.", "article"),
+    ("Our team uses the PyTorch for training.", "Our team uses PyTorch for training.", "article"),
+    ("We had same problem last year.", "We had the same problem last year.", "article"),
+    ("Our cluster is biggest one in the company.", "Our cluster is the biggest one in the company.", "article"),
+    ("These file are missing.", "These files are missing.", "number"),
+    ("It took a few day to fix.", "It took a few days to fix.", "number"),
+    ("The rack has two power supply for redundancy.", "The rack has two power supplies for redundancy.", "number"),
+    ("The number of user grew fast.", "The number of users grew fast.", "number"),
     (
         "The team decided using Kubernetes for inference.",
         "The team decided to use Kubernetes for inference.",
@@ -80,6 +105,19 @@ CORRECT = [
     "We need a NIC per node, and it is an SLA issue.",
     "The median wait for urgent jobs went from two hours to ten minutes.",
     "We keep an FP32 master copy and an Nsight profile.",
+    "He stepped down as lead developer in 2011.",
+    "The Linux build files need to be produced on Windows.",
+    "All nodes responded with the exact same network throughput.",
+    "There is plenty of opportunity for growth.",
+    "We run a few experiments every week.",
+    "One of a great many reasons is cost.",
+    "Most of our engineers use Python.",
+    "We served it as a service to other teams.",
+    "It handles speech recognition, spoken language identification, and translation.",
+    "The Python package is small.",
+    "I wrote the Slurm and Kubernetes configs for both.",
+    "These are all the regions Hyperping has probes in.",
+    "We run three node clusters in each region.",
 ]
 
 
