@@ -11,7 +11,8 @@ import hashlib
 import os
 import re
 import stat
-from collections.abc import Iterable
+from collections import OrderedDict
+from collections.abc import Callable, Iterable, Iterator, MutableMapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO, Literal
@@ -193,14 +194,71 @@ class Problem:
 STARTER_CARDS = {"interview": "gpu-cluster-optimization", "meeting": "status-update"}
 
 
+class LazyCards(MutableMapping[str, Card]):
+    """Cards by id, the learner's own read from their files only when asked for (issue 29): a
+    lookup by id reads the one file named after it (`cards/<id>.md`: an own card's id is its file
+    name), and only listing every card (iterating, `len`) reads them all. `coach score` and a
+    practice session on any card so read no own card but theirs, whatever their number."""
+
+    def __init__(self, cards: dict[str, Card] | None = None,
+                 pending: dict[str, list[str]] | None = None,
+                 load: Callable[[str, str], Card | None] | None = None):
+        self._cards: dict[str, Card] = dict(cards or {})
+        self._pending: dict[str, list[str]] = dict(pending or {})  # id (the file's name) -> its files
+        self._load = load
+
+    def _read(self, key: str) -> None:
+        for path in self._pending.pop(key, ()):
+            if self._load is not None and key not in self._cards and (card := self._load(key, path)) is not None:
+                self._cards[card.id] = card
+
+    def _read_all(self) -> None:
+        while self._pending:
+            self._read(next(iter(self._pending)))
+
+    @property
+    def read(self) -> dict[str, Card]:
+        """The cards read so far (no file is read to answer)."""
+        return self._cards
+
+    def __getitem__(self, key: str) -> Card:
+        if key not in self._cards:
+            self._read(key)
+        return self._cards[key]
+
+    def __contains__(self, key: object) -> bool:
+        if isinstance(key, str) and key not in self._cards:
+            self._read(key)
+        return key in self._cards
+
+    def __iter__(self) -> Iterator[str]:
+        self._read_all()
+        return iter(self._cards)
+
+    def __len__(self) -> int:
+        self._read_all()
+        return len(self._cards)
+
+    def __setitem__(self, key: str, card: Card) -> None:
+        self._pending.pop(key, None)
+        self._cards[key] = card
+
+    def __delitem__(self, key: str) -> None:
+        self._read(key)
+        del self._cards[key]
+
+    def __repr__(self) -> str:
+        return f"LazyCards({len(self._cards)} read, {len(self._pending)} not yet)"
+
+
 @dataclass
 class Library:
-    cards: dict[str, Card] = field(default_factory=dict)
+    cards: MutableMapping[str, Card] = field(default_factory=dict)
     personas: dict[str, Persona] = field(default_factory=dict)
     problems: list[Problem] = field(default_factory=list)
     # personal cards the learner removed, kept (cards/.removed/) so their past sessions still
     # load and read; never listed, and `coach score` / `coach practice --card` refuse them
-    removed: dict[str, Card] = field(default_factory=dict)
+    removed: MutableMapping[str, Card] = field(default_factory=dict)
     # meeting scenes (`kind: scene`, coach.scenes): several personas and the moments the learner acts in
     scenes: dict[str, Any] = field(default_factory=dict)
 
@@ -458,12 +516,13 @@ REQUIRED_SECTIONS = {
 }
 
 
-def parse_card(path: Path, text: str, problems: list[Problem]) -> tuple[Card, _LineMap] | None:
+def parse_card(path: Path, text: str, problems: list[Problem], *,
+               personal: bool = False) -> tuple[Card, _LineMap] | None:
     parsed = _parse_markdown(path, text, problems)
     if parsed is None:
         return None
     try:
-        front = CardFrontMatter.model_validate(parsed.data)
+        front = CardFrontMatter.model_validate(_interned(parsed.data))
     except ValidationError as exc:
         _report_validation(path, exc, parsed.lines, problems)
         return None
@@ -490,12 +549,74 @@ def parse_card(path: Path, text: str, problems: list[Problem]) -> tuple[Card, _L
         return None
     card = Card(
         **front.model_dump(),
-        sections=sections,
+        sections=_interned(sections),
         model_answers=answers,
         path=str(path),
         content_version=hashlib.sha256(text.encode()).hexdigest()[:12],
+        personal=personal,
     )
     return card, parsed.lines
+
+
+# The text of cards is mostly the same from card to card (a learner's own cards repeat their
+# rubric's labels, tips, definitions and detector params): each distinct string is kept once.
+_STRINGS: dict[str, str] = {}
+MAX_INTERNED_STRINGS = 200_000
+
+
+def _interned(value: Any) -> Any:
+    if isinstance(value, str):
+        if len(_STRINGS) >= MAX_INTERNED_STRINGS:
+            _STRINGS.clear()
+        return _STRINGS.setdefault(value, value)
+    if isinstance(value, dict):
+        return {_interned(k): _interned(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_interned(v) for v in value]
+    return value
+
+
+# A card file parsed once per process while it is unchanged (its path, modification time, size
+# and inode): the app loads the library again on each page run for a signed-in learner.
+_PARSED_FILES: OrderedDict[tuple, tuple[Card | None, tuple[Problem, ...]]] = OrderedDict()
+MAX_PARSED_FILES = 4_000
+
+
+def _card_file(path: Path, problems: list[Problem], personal: bool = False) -> Card | None:
+    """The card of a file (None when it does not load, its problems added to `problems`),
+    parsed once per process while the file is unchanged."""
+    key = None
+    try:
+        info = os.stat(path)
+        if stat.S_ISREG(info.st_mode):
+            key = (str(path), info.st_mtime_ns, info.st_size, info.st_ino, personal)
+    except OSError:  # the read below says why
+        pass
+    hit = _PARSED_FILES.get(key) if key is not None else None
+    if hit is not None:
+        _PARSED_FILES.move_to_end(key)
+        problems.extend(hit[1])
+        return hit[0]
+    found: list[Problem] = []
+    text = _read(path, found)
+    parsed = None if text is None else parse_card(path, text, found, personal=personal)
+    card = None if parsed is None else parsed[0]
+    if key is not None:
+        _PARSED_FILES[key] = (card, tuple(found))
+        while len(_PARSED_FILES) > MAX_PARSED_FILES:
+            _PARSED_FILES.popitem(last=False)
+    problems.extend(found)
+    return card
+
+
+def _line_of(path: str, key: str) -> int:
+    """The line of a top-level field of a card file (read again: only a problem asks)."""
+    try:
+        text = read_utf8(Path(path), content=True)
+    except FileAccessError:
+        return 1
+    parsed = _parse_markdown(Path(path), text, [])
+    return parsed.lines.line((key,)) if parsed is not None else 1
 
 
 def _check_card_references(path: Path, card: CardFrontMatter, lines: _LineMap, out: list[Problem]):
@@ -623,18 +744,17 @@ def load_library(
 
     `check_paths` are extra files or folders to validate (for `coach validate PATH`): files
     under a persona folder are read as personas, the others as cards. `personal_paths` are the
-    learner's own card folders (the data dir's cards/, see coach.personal), loaded after the
-    built-in packs and marked `personal`; a folder that does not exist yet holds no cards. The
-    removed cards kept in their `.removed/` subfolder go to `Library.removed`.
+    learner's own card folders (the data dir's cards/, see coach.personal), marked `personal`; a
+    folder that does not exist yet holds no cards. Own cards are read when first asked for
+    (`LazyCards`): a card by its id reads `<id>.md` alone, a listing reads them all (each file
+    parsed once per process while unchanged); their problems are in `problems` once read. The
+    removed cards kept in their `.removed/` subfolder go to `Library.removed`, read the same way.
     """
     personal_roots = [Path(p) for p in personal_paths if Path(p).is_dir()]
     persona_roots = [Path(p) for p in persona_paths]
     library = Library()
-    card_lines: dict[str, tuple[str, _LineMap]] = {}
     persona_files = _markdown_files(persona_roots)
     card_files = _markdown_files(Path(p) for p in content_paths)
-    personal_files = set(_markdown_files(personal_roots))
-    card_files += [p for p in _markdown_files(personal_roots) if p not in card_files]
     for extra in _markdown_files(Path(p) for p in check_paths):
         (persona_files if _is_persona_file(extra, persona_roots) else card_files).append(extra)
 
@@ -648,33 +768,18 @@ def load_library(
             continue
         library.personas[persona.id] = persona
 
+    built_in: dict[str, Card] = {}
     scene_lines: dict[str, Any] = {}
     for path in dict.fromkeys(card_files):
         text = _read(path, library.problems)
-        if text is not None and path not in personal_files and _load_scene(path, text, library, scene_lines):
+        if text is not None and _load_scene(path, text, library, scene_lines, built_in):
             continue
         parsed = None if text is None else parse_card(path, text, library.problems)
-        if parsed is None:
-            continue
-        card, lines = parsed
-        if path in personal_files:
-            card = card.model_copy(update={"personal": True})
-        if card.id in library.cards or card.id in library.scenes:
-            first = (library.cards.get(card.id) or library.scenes[card.id]).path
-            library.problems.append(
-                Problem(str(path), lines.line(("id",)), f"duplicate card id {card.id!r} (also in {first})")
-            )
-            continue
-        library.cards[card.id] = card
-        card_lines[card.id] = (str(path), lines)
+        if parsed is not None:
+            _add_card(library, built_in, parsed[0], lambda key, lines=parsed[1]: lines.line((key,)))
 
-    for card in list(library.cards.values()):
-        if card.persona not in library.personas:
-            path, lines = card_lines[card.id]
-            library.problems.append(
-                Problem(path, lines.line(("persona",)), f"persona {card.persona!r} does not exist")
-            )
-            del library.cards[card.id]  # `coach validate` rejects it: it is not listed or served
+    shelf = _own_cards(library, built_in, personal_roots, set(card_files))
+    library.cards = shelf
     if library.scenes:
         from coach.scenes import check_scene
 
@@ -683,12 +788,100 @@ def load_library(
             if found:
                 library.problems.extend(found)
                 del library.scenes[scene.id]
-    for root in personal_roots:
-        _load_removed(root / REMOVED_FOLDER, library)
+    library.removed = _removed_cards(library, personal_roots)
     return library
 
 
-def _load_scene(path: Path, text: str, library: Library, scene_lines: dict[str, Any]) -> bool:
+def _add_card(library: Library, cards: dict[str, Card], card: Card, line: Callable[[str], int],
+              file_id: str | None = None) -> bool:
+    """Add a parsed card to `cards` unless its id is taken, its persona does not exist or (an own
+    card, `file_id`) its id is not its file's name; each refusal is a problem."""
+    path = card.path
+    if card.id in cards or card.id in library.scenes:
+        first = (cards.get(card.id) or library.scenes[card.id]).path
+        library.problems.append(Problem(path, line("id"), f"duplicate card id {card.id!r} (also in {first})"))
+        return False
+    if file_id is not None and card.id != file_id:
+        library.problems.append(Problem(path, line("id"), f"the card's id {card.id!r} is not its file's name; "
+                                                          f"rename the file {card.id}.md"))
+        return False
+    if card.persona not in library.personas:  # `coach validate` rejects it: it is not listed or served
+        library.problems.append(Problem(path, line("persona"), f"persona {card.persona!r} does not exist"))
+        return False
+    cards[card.id] = card
+    return True
+
+
+def _own_files(roots: list[Path]) -> list[str]:
+    """`markdown_files` of the learner's folders, as strings (thousands of own cards: no Path
+    object is made for a file until it is read)."""
+    found: list[str] = []
+    seen: set[str] = set()
+
+    def walk(folder: str) -> None:
+        real = os.path.realpath(folder)
+        if real in seen:
+            return
+        seen.add(real)
+        try:
+            with os.scandir(folder) as scan:
+                entries = sorted(scan, key=lambda e: e.name)
+        except OSError:
+            return
+        for entry in entries:
+            name = entry.name
+            if name.endswith(".md") and not name.startswith(".") and name.lower() != "readme.md":
+                found.append(entry.path)  # a folder named *.md is reported when it is read
+            elif not name.startswith(".") and entry.is_dir():  # follows links, as os.walk(followlinks=True)
+                walk(entry.path)
+
+    for root in roots:
+        walk(str(root))
+    return found
+
+
+def _own_cards(library: Library, built_in: dict[str, Card], roots: list[Path], seen: set[Path]) -> LazyCards:
+    """The built-in cards and, read when asked for, the learner's own (see LazyCards)."""
+    pending: dict[str, list[str]] = {}
+    skip = {str(p) for p in seen}
+    for name in _own_files(roots):
+        if name not in skip:
+            pending.setdefault(os.path.basename(name)[:-3], []).append(name)
+
+    def load(file_id: str, name: str) -> Card | None:
+        path = Path(name)
+        card = _card_file(path, library.problems, personal=True)
+        if card is None:
+            return None
+        added = _add_card(library, shelf.read, card, lambda key: _line_of(str(path), key), file_id)
+        return card if added else None
+
+    shelf = LazyCards(built_in, pending, load)
+    return shelf
+
+
+def _removed_cards(library: Library, roots: list[Path]) -> LazyCards:
+    """Removed own cards, for their past sessions (`cards/.removed/<id>.md`, or `<id>.<n>.md` when
+    an id was removed again), read when asked for; a broken one is skipped quietly (it is never
+    practised again, and its sessions still read without it)."""
+    pending: dict[str, list[str]] = {}
+    for root in roots:
+        folder = root / REMOVED_FOLDER
+        if folder.is_dir():
+            for path in sorted(folder.glob("*.md"), reverse=True):  # the newest name first
+                pending.setdefault(path.name.split(".")[0], []).append(str(path))
+
+    def load(file_id: str, name: str) -> Card | None:
+        card = _card_file(Path(name), [], personal=True)
+        if card is None or card.id != file_id or card.id in library.cards:
+            return None
+        return card
+
+    return LazyCards({}, pending, load)
+
+
+def _load_scene(path: Path, text: str, library: Library, scene_lines: dict[str, Any],
+                cards: dict[str, Card]) -> bool:
     """Load a `kind: scene` file into `library.scenes` (or its problems); False for any other file."""
     from coach.scenes import declares_scene, parse_scene
 
@@ -697,8 +890,8 @@ def _load_scene(path: Path, text: str, library: Library, scene_lines: dict[str, 
     parsed = parse_scene(path, text, library.problems)
     if parsed is not None:
         scene, lines = parsed
-        if scene.id in library.scenes or scene.id in library.cards:
-            first = (library.scenes.get(scene.id) or library.cards[scene.id]).path
+        if scene.id in library.scenes or scene.id in cards:
+            first = (library.scenes.get(scene.id) or cards[scene.id]).path
             library.problems.append(Problem(str(path), lines.line(("id",)),
                                             f"duplicate id {scene.id!r} (also in {first})"))
         else:
@@ -708,19 +901,6 @@ def _load_scene(path: Path, text: str, library: Library, scene_lines: dict[str, 
 
 
 REMOVED_FOLDER = ".removed"  # hidden, so `coach validate` and the listing never see it
-
-
-def _load_removed(folder: Path, library: Library) -> None:
-    """Removed personal cards, for their past sessions; a broken one is skipped quietly (it is
-    never practised again, and its sessions still read without it)."""
-    if not folder.is_dir():
-        return
-    for path in sorted(folder.glob("*.md")):
-        ignored: list[Problem] = []
-        text = _read(path, ignored)
-        parsed = None if text is None else parse_card(path, text, ignored)
-        if parsed is not None and parsed[0].id not in library.cards:
-            library.removed[parsed[0].id] = parsed[0].model_copy(update={"personal": True})
 
 
 # A content file (card, persona) is read only if it is a regular file of at most this size: a
