@@ -222,6 +222,11 @@ class LazyCards(MutableMapping[str, Card]):
             while self._pending:
                 self._read(next(iter(self._pending)))
 
+    def ids(self) -> set[str]:
+        """The ids of the cards read and of the files not read yet (an id no new card may take),
+        without reading any."""
+        return {*self._cards, *self._pending}
+
     @property
     def read(self) -> dict[str, Card]:
         """The cards read so far (no file is read to answer)."""
