@@ -116,3 +116,22 @@ def test_an_own_card_is_found_by_its_file_name(tmp_path, template):
     library = load(own)
     assert "my-q-1" not in library.cards and "renamed" not in library.cards
     assert any("is not its file's name" in p.message and p.path.endswith("renamed.md") for p in library.problems)
+
+
+def test_the_scorer_version_changes_with_the_scoring_code_and_patterns(tmp_path):
+    """Stored with every scored turn (20 characters at most): a verdict made before a change to the
+    scoring code or a pattern file says it is stale."""
+    import shutil
+
+    import scoring
+
+    version = scoring.scorer_version()
+    assert version == scoring.SCORER_VERSION and len(version) <= 20 and version.startswith(scoring.SCORER_RELEASE + "+")
+    copy = tmp_path / "scoring"
+    shutil.copytree(REPO / "scoring", copy, ignore=shutil.ignore_patterns("__pycache__"))
+    assert scoring.code_hash(copy) == version.split("+")[1]
+    (copy / "patterns" / "guards.yaml").write_text((copy / "patterns" / "guards.yaml").read_text() + "\n# x\n")
+    changed = scoring.code_hash(copy)
+    assert changed != version.split("+")[1]
+    (copy / "detectors" / "meeting.py").write_text((copy / "detectors" / "meeting.py").read_text() + "\n")
+    assert scoring.code_hash(copy) not in (changed, version.split("+")[1])
