@@ -9,6 +9,7 @@ import functools
 import hashlib
 import json
 import re
+from collections import OrderedDict
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -150,8 +151,8 @@ def pitfalls_of(card: Card, results: dict[str, CriterionResult], text: str) -> l
     return hits
 
 
-_PARSED: dict[tuple[str, str], tuple] = {}
-MAX_PARSED_SPECS = 4096  # distinct detector specs kept; more (a long-running app's edited cards) start afresh
+_PARSED: OrderedDict[tuple[str, str], tuple] = OrderedDict()
+MAX_PARSED_SPECS = 4096  # distinct detector specs kept, the least recently used dropped first
 
 
 def _detector_and_params(criterion):
@@ -166,9 +167,11 @@ def _detector_and_params(criterion):
     if cached is None:
         detector = detector_for(spec.type)
         cached = (detector, detector.Params.model_validate(spec.params))
-        if len(_PARSED) >= MAX_PARSED_SPECS:
-            _PARSED.clear()
         _PARSED[key] = cached
+        while len(_PARSED) > MAX_PARSED_SPECS:
+            _PARSED.popitem(last=False)
+    else:
+        _PARSED.move_to_end(key)
     return cached
 
 

@@ -135,3 +135,29 @@ def test_the_scorer_version_changes_with_the_scoring_code_and_patterns(tmp_path)
     assert changed != version.split("+")[1]
     (copy / "detectors" / "meeting.py").write_text((copy / "detectors" / "meeting.py").read_text() + "\n")
     assert scoring.code_hash(copy) not in (changed, version.split("+")[1])
+
+
+def test_scoring_own_cards_loaded_again_and_again_keeps_the_scorers_cache_bounded(tmp_path, library, monkeypatch):
+    """The app loads the library per page run for a signed-in learner with own cards: each card's
+    detector params are parsed once per distinct spec, and no more than MAX_PARSED_SPECS are kept."""
+    import scoring
+
+    monkeypatch.setattr(scoring, "_PARSED", type(scoring._PARSED)())
+    monkeypatch.setattr(scoring, "MAX_PARSED_SPECS", 20)
+    own = tmp_path / "cards"
+    own.mkdir()
+    for number in range(30):  # concept cards with terms of their own: a distinct key_concepts spec each
+        spec = CardSpec("concept", f"Explain thing {number}?", f"Thing {number}", [f"term{number}", "cache"], [])
+        (own / f"my-t-{number}.md").write_text(render(f"my-t-{number}", spec, library), encoding="utf-8")
+    sizes = []
+    for _ in range(3):
+        loaded = load(own)
+        for card in loaded.cards.values():
+            if card.personal:
+                scoring.score(card, None, "It trades memory for speed: about 2x faster, but costs 30% more memory.")
+        sizes.append(len(scoring._PARSED))
+    assert sizes == [20, 20, 20], sizes
+    before = len(scoring._PARSED)
+    for _ in range(3):
+        scoring.score(load(own).card("my-t-29"), None, "About 2x faster.")
+    assert len(scoring._PARSED) == before
