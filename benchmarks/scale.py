@@ -83,7 +83,8 @@ def write_own_cards(data_dir: Path, count: int, checkout: Path) -> None:
             "    terms = ['paged attention', 'KV cache'] if name == 'concept' else []\n"
             "    question = f'Question {number}: how did you make the nightly training job {number} faster?'\n"
             "    spec = CardSpec(name, question, f'My question {number}', terms, [])\n"
-            "    (folder / f'my-q-{number}.md').write_text(render(f'my-q-{number}', spec, library), encoding='utf-8')\n")
+            "    text = render(f'my-q-{number}', spec, library)\n"
+            "    (folder / f'my-q-{number}.md').write_text(text, encoding='utf-8')\n")
     subprocess.run([sys.executable, "-c", code], check=True, cwd=checkout,
                    env={**os.environ, "PYTHONPATH": str(checkout)})
 
@@ -109,7 +110,9 @@ def main() -> None:
             rows.append((count, "coach cards", *measure(coach("cards", "--format", "json"), env, args.repeat)))
             rows.append((count, "coach score, built-in card",
                          *measure(coach("score", "--card", "status-update", "--text", STATUS), env, args.repeat)))
-            own = f"my-q-{sorted(['story', 'concept', 'status-update', 'disagreement', 'clarifying', 'summary', 'speaking-up']).index('status-update')}"
+            rubrics = sorted(["story", "concept", "status-update", "disagreement", "clarifying", "summary",
+                              "speaking-up"])
+            own = f"my-q-{rubrics.index('status-update')}"  # a status-update card
             rows.append((count, "coach score, own card",
                          *measure(coach("score", "--card", own, "--text", STATUS), env, args.repeat)))
             rows.append((count, "Start page library load",

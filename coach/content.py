@@ -621,8 +621,9 @@ def _card_file(path: Path, problems: list[Problem], personal: bool = False) -> C
         return hit[0]
     found: list[Problem] = []
     card = None
-    index = _INDEX[-1] if _INDEX and key is not None else None
-    if index is not None and (entry := index.get(path, key[1:4])) is not None:
+    fingerprint = key[1:4] if key is not None else ()
+    index = _INDEX[-1] if _INDEX and fingerprint else None
+    if index is not None and (entry := index.get(path, fingerprint)) is not None:
         card = _card_of(path, entry[0], entry[1], found, personal)
         if card is None:  # valid once, not now (a newer loader): the file says where
             found = []
@@ -632,7 +633,7 @@ def _card_file(path: Path, problems: list[Problem], personal: bool = False) -> C
         if parsed is not None and text is not None:
             card = _card_of(path, parsed, _content_version(text), found, personal)
             if card is not None and index is not None:
-                index.add(path, key[1:4], parsed, card.content_version)
+                index.add(path, fingerprint, parsed, card.content_version)
     if key is not None:
         _PARSED_FILES[key] = (card, tuple(found))
         while len(_PARSED_FILES) > MAX_PARSED_FILES:
@@ -932,7 +933,8 @@ def load_library(
             continue
         parsed = None if text is None else parse_card(path, text, library.problems)
         if parsed is not None:
-            _add_card(library, built_in, parsed[0], lambda key, lines=parsed[1]: lines.line((key,)))
+            card, lines = parsed
+            _add_card(library, built_in, card, lambda key: lines.line((key,)))  # noqa: B023 - called at once
 
     shelf = _own_cards(library, built_in, personal_roots, set(card_files))
     library.cards = shelf
