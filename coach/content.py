@@ -8,10 +8,14 @@ Every problem is reported as `path:line: message` and never stops the other file
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import re
 import stat
-from collections.abc import Iterable
+import tempfile
+from collections import OrderedDict
+from collections.abc import Callable, Iterable, Iterator, MutableMapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO, Literal
@@ -193,14 +197,79 @@ class Problem:
 STARTER_CARDS = {"interview": "gpu-cluster-optimization", "meeting": "status-update"}
 
 
+class LazyCards(MutableMapping[str, Card]):
+    """Cards by id, the learner's own read from their files only when asked for (issue 29): a
+    lookup by id reads the one file named after it (`cards/<id>.md`: an own card's id is its file
+    name), and only listing every card (iterating, `len`) reads them all. `coach score` and a
+    practice session on any card so read no own card but theirs, whatever their number."""
+
+    def __init__(self, cards: dict[str, Card] | None = None,
+                 pending: dict[str, list[str]] | None = None,
+                 load: Callable[[str, str], Card | None] | None = None):
+        self._cards: dict[str, Card] = dict(cards or {})
+        self._pending: dict[str, list[str]] = dict(pending or {})  # id (the file's name) -> its files
+        self._load = load
+
+    def _read(self, key: str) -> None:
+        for path in self._pending.pop(key, ()):
+            if self._load is not None and key not in self._cards and (card := self._load(key, path)) is not None:
+                self._cards[card.id] = card
+
+    def _read_all(self) -> None:
+        if not self._pending:
+            return
+        with _own_card_index(self._pending):
+            while self._pending:
+                self._read(next(iter(self._pending)))
+
+    def ids(self) -> set[str]:
+        """The ids of the cards read and of the files not read yet (an id no new card may take),
+        without reading any."""
+        return {*self._cards, *self._pending}
+
+    @property
+    def read(self) -> dict[str, Card]:
+        """The cards read so far (no file is read to answer)."""
+        return self._cards
+
+    def __getitem__(self, key: str) -> Card:
+        if key not in self._cards:
+            self._read(key)
+        return self._cards[key]
+
+    def __contains__(self, key: object) -> bool:
+        if isinstance(key, str) and key not in self._cards:
+            self._read(key)
+        return key in self._cards
+
+    def __iter__(self) -> Iterator[str]:
+        self._read_all()
+        return iter(self._cards)
+
+    def __len__(self) -> int:
+        self._read_all()
+        return len(self._cards)
+
+    def __setitem__(self, key: str, card: Card) -> None:
+        self._pending.pop(key, None)
+        self._cards[key] = card
+
+    def __delitem__(self, key: str) -> None:
+        self._read(key)
+        del self._cards[key]
+
+    def __repr__(self) -> str:
+        return f"LazyCards({len(self._cards)} read, {len(self._pending)} not yet)"
+
+
 @dataclass
 class Library:
-    cards: dict[str, Card] = field(default_factory=dict)
+    cards: MutableMapping[str, Card] = field(default_factory=dict)
     personas: dict[str, Persona] = field(default_factory=dict)
     problems: list[Problem] = field(default_factory=list)
     # personal cards the learner removed, kept (cards/.removed/) so their past sessions still
     # load and read; never listed, and `coach score` / `coach practice --card` refuse them
-    removed: dict[str, Card] = field(default_factory=dict)
+    removed: MutableMapping[str, Card] = field(default_factory=dict)
     # meeting scenes (`kind: scene`, coach.scenes): several personas and the moments the learner acts in
     scenes: dict[str, Any] = field(default_factory=dict)
 
@@ -458,12 +527,24 @@ REQUIRED_SECTIONS = {
 }
 
 
-def parse_card(path: Path, text: str, problems: list[Problem]) -> tuple[Card, _LineMap] | None:
+def parse_card(path: Path, text: str, problems: list[Problem], *,
+               personal: bool = False) -> tuple[Card, _LineMap] | None:
     parsed = _parse_markdown(path, text, problems)
     if parsed is None:
         return None
+    card = _card_of(path, parsed, _content_version(text), problems, personal)
+    return None if card is None else (card, parsed.lines)
+
+
+def _content_version(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()[:12]
+
+
+def _card_of(path: Path, parsed: _Parsed, content_version: str, problems: list[Problem],
+             personal: bool) -> Card | None:
+    """The card of a parsed file, or None with its problems added."""
     try:
-        front = CardFrontMatter.model_validate(parsed.data)
+        front = CardFrontMatter.model_validate(_interned(parsed.data))
     except ValidationError as exc:
         _report_validation(path, exc, parsed.lines, problems)
         return None
@@ -488,14 +569,211 @@ def parse_card(path: Path, text: str, problems: list[Problem]) -> tuple[Card, _L
     _check_card_references(path, front, parsed.lines, problems)
     if not ok or len(problems) > before:  # a card `coach validate` rejects is never served
         return None
-    card = Card(
-        **front.model_dump(),
-        sections=sections,
+    # the front matter is validated above: its values are taken as they are
+    return Card.model_construct(
+        **dict(front),
+        sections=_interned(sections),
         model_answers=answers,
         path=str(path),
-        content_version=hashlib.sha256(text.encode()).hexdigest()[:12],
+        content_version=content_version,
+        personal=personal,
     )
-    return card, parsed.lines
+
+
+# The text of cards is mostly the same from card to card (a learner's own cards repeat their
+# rubric's labels, tips, definitions and detector params): each distinct string is kept once.
+_STRINGS: dict[str, str] = {}
+MAX_INTERNED_STRINGS = 200_000
+
+
+def _interned(value: Any) -> Any:
+    if isinstance(value, str):
+        if len(_STRINGS) >= MAX_INTERNED_STRINGS:
+            _STRINGS.clear()
+        return _STRINGS.setdefault(value, value)
+    if isinstance(value, dict):
+        return {_interned(k): _interned(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_interned(v) for v in value]
+    return value
+
+
+# A card file parsed once per process while it is unchanged (its path, modification time, size
+# and inode): the app loads the library again on each page run for a signed-in learner.
+_PARSED_FILES: OrderedDict[tuple, tuple[Card | None, tuple[Problem, ...]]] = OrderedDict()
+MAX_PARSED_FILES = 4_000
+
+
+def _card_file(path: Path, problems: list[Problem], personal: bool = False) -> Card | None:
+    """The card of a file (None when it does not load, its problems added to `problems`),
+    parsed once per process while the file is unchanged."""
+    key = None
+    try:
+        info = os.stat(path)
+        if stat.S_ISREG(info.st_mode):
+            key = (str(path), info.st_mtime_ns, info.st_size, info.st_ino, personal)
+    except OSError:  # the read below says why
+        pass
+    hit = _PARSED_FILES.get(key) if key is not None else None
+    if hit is not None:
+        _PARSED_FILES.move_to_end(key)
+        problems.extend(hit[1])
+        return hit[0]
+    found: list[Problem] = []
+    card = None
+    fingerprint = key[1:4] if key is not None else ()
+    index = _INDEX[-1] if _INDEX and fingerprint else None
+    if index is not None and (entry := index.get(path, fingerprint)) is not None:
+        card = _card_of(path, entry[0], entry[1], found, personal)
+        if card is None:  # valid once, not now (a newer loader): the file says where
+            found = []
+    if card is None:
+        text = _read(path, found)
+        parsed = None if text is None else _parse_markdown(path, text, found)
+        if parsed is not None and text is not None:
+            card = _card_of(path, parsed, _content_version(text), found, personal)
+            if card is not None and index is not None:
+                index.add(path, fingerprint, parsed, card.content_version)
+    if key is not None:
+        _PARSED_FILES[key] = (card, tuple(found))
+        while len(_PARSED_FILES) > MAX_PARSED_FILES:
+            _PARSED_FILES.popitem(last=False)
+    problems.extend(found)
+    return card
+
+
+class _CardIndex:
+    """What the YAML parser read from each own card file (its front matter as data, its body),
+    kept in the folder's `.index.jsonl` with the file's modification time, size and inode: a
+    listing of thousands of own cards reads one file, not thousands of YAML front matters (JSON
+    reads about 20 times as fast). Only what the file's bytes decide is kept, so a newer loader
+    still validates every card; an entry whose file changed is not used, and one that does not
+    read is skipped. Best effort: a folder that cannot be written has no index."""
+
+    NAME = ".index.jsonl"
+    HEADER = b"rehearse own-card index 1\n"
+
+    def __init__(self) -> None:
+        self.entries: dict[str, tuple[Path, tuple, int, int]] = {}  # file -> (index, fingerprint, offset, size)
+        self.handles: dict[Path, BinaryIO] = {}
+        self.new: dict[Path, list[bytes]] = {}
+        self.used: dict[Path, list[tuple[int, int]]] = {}  # the entries read: (offset, size)
+
+    def _open(self, folder: Path) -> None:
+        if folder in self.handles or folder in self.new:
+            return
+        self.new[folder] = []
+        try:
+            handle = open(folder / self.NAME, "rb")  # noqa: SIM115 - closed in close()
+        except OSError:
+            return
+        if handle.readline() != self.HEADER:
+            handle.close()
+            return
+        self.handles[folder] = handle
+        offset = len(self.HEADER)
+        for line in handle:
+            head = line.split(b"\t", 4)
+            if len(head) == 5:
+                try:
+                    name = head[0].decode()
+                    self.entries[os.path.join(folder, name)] = (folder, (int(head[1]), int(head[2]), int(head[3])),
+                                                                offset, len(line))
+                except ValueError:
+                    pass
+            offset += len(line)
+
+    def get(self, path: Path, fingerprint: tuple) -> tuple[_Parsed, str] | None:
+        self._open(path.parent)
+        entry = self.entries.get(str(path))
+        if entry is None or entry[1] != fingerprint:
+            return None
+        folder, _, offset, size = entry
+        handle = self.handles[folder]
+        try:
+            handle.seek(offset)
+            version, first_line, data, body = json.loads(handle.read(size).split(b"\t", 4)[4])
+        except (OSError, ValueError, TypeError):
+            return None
+        if not isinstance(data, dict) or not isinstance(body, str) or not isinstance(first_line, int):
+            return None
+        self.used.setdefault(folder, []).append((offset, size))
+        return _Parsed(data, body, first_line, _LineMap(None, 1)), str(version)
+
+    def add(self, path: Path, fingerprint: tuple, parsed: _Parsed, version: str) -> None:
+        if not _plain_data(parsed.data) or "\t" in path.name or "\n" in path.name:
+            return  # a YAML date or a non-text key would not read back the same from JSON
+        self._open(path.parent)
+        payload = json.dumps([version, parsed.body_first_line, parsed.data, parsed.body], ensure_ascii=False)
+        head = "\t".join((path.name, *map(str, fingerprint)))
+        self.new.setdefault(path.parent, []).append(f"{head}\t{payload}\n".encode())
+
+    def close(self) -> None:
+        for folder, lines in self.new.items():
+            if lines:
+                self._write(folder, lines)
+        for handle in self.handles.values():
+            handle.close()
+
+    def _write(self, folder: Path, lines: list[bytes]) -> None:
+        """Append the new entries, or write the index afresh (the entries read and the new ones)
+        when most of it is stale."""
+        used = self.used.get(folder, [])
+        stale = sum(1 for f, *_ in self.entries.values() if f == folder) - len(used)
+        index = folder / self.NAME
+        try:
+            old = self.handles.get(folder)
+            if old is not None and stale <= len(used):
+                with open(index, "ab") as out:
+                    out.write(b"".join(lines))  # one write: a reader sees whole lines or none
+                return
+            handle, temp = tempfile.mkstemp(prefix=".index.", suffix=".tmp", dir=folder)
+            try:
+                with os.fdopen(handle, "wb") as out:
+                    out.write(self.HEADER)
+                    for offset, size in used if old is not None else ():
+                        old.seek(offset)
+                        out.write(old.read(size))
+                    out.write(b"".join(lines))
+                os.chmod(temp, 0o600)
+                os.replace(temp, index)
+            except BaseException:
+                Path(temp).unlink(missing_ok=True)
+                raise
+        except OSError:
+            pass
+
+
+def _plain_data(value: Any) -> bool:
+    if isinstance(value, dict):
+        return all(isinstance(k, str) and _plain_data(v) for k, v in value.items())
+    if isinstance(value, list):
+        return all(_plain_data(v) for v in value)
+    return value is None or isinstance(value, str | int | float | bool)
+
+
+_INDEX: list[_CardIndex] = []  # the index in use while a listing reads every own card
+
+
+@contextmanager
+def _own_card_index(pending: dict) -> Iterator[None]:
+    index = _CardIndex()
+    _INDEX.append(index)
+    try:
+        yield
+    finally:
+        _INDEX.pop()
+        index.close()
+
+
+def _line_of(path: str, key: str) -> int:
+    """The line of a top-level field of a card file (read again: only a problem asks)."""
+    try:
+        text = read_utf8(Path(path), content=True)
+    except FileAccessError:
+        return 1
+    parsed = _parse_markdown(Path(path), text, [])
+    return parsed.lines.line((key,)) if parsed is not None else 1
 
 
 def _check_card_references(path: Path, card: CardFrontMatter, lines: _LineMap, out: list[Problem]):
@@ -623,18 +901,17 @@ def load_library(
 
     `check_paths` are extra files or folders to validate (for `coach validate PATH`): files
     under a persona folder are read as personas, the others as cards. `personal_paths` are the
-    learner's own card folders (the data dir's cards/, see coach.personal), loaded after the
-    built-in packs and marked `personal`; a folder that does not exist yet holds no cards. The
-    removed cards kept in their `.removed/` subfolder go to `Library.removed`.
+    learner's own card folders (the data dir's cards/, see coach.personal), marked `personal`; a
+    folder that does not exist yet holds no cards. Own cards are read when first asked for
+    (`LazyCards`): a card by its id reads `<id>.md` alone, a listing reads them all (each file
+    parsed once per process while unchanged); their problems are in `problems` once read. The
+    removed cards kept in their `.removed/` subfolder go to `Library.removed`, read the same way.
     """
     personal_roots = [Path(p) for p in personal_paths if Path(p).is_dir()]
     persona_roots = [Path(p) for p in persona_paths]
     library = Library()
-    card_lines: dict[str, tuple[str, _LineMap]] = {}
     persona_files = _markdown_files(persona_roots)
     card_files = _markdown_files(Path(p) for p in content_paths)
-    personal_files = set(_markdown_files(personal_roots))
-    card_files += [p for p in _markdown_files(personal_roots) if p not in card_files]
     for extra in _markdown_files(Path(p) for p in check_paths):
         (persona_files if _is_persona_file(extra, persona_roots) else card_files).append(extra)
 
@@ -648,33 +925,19 @@ def load_library(
             continue
         library.personas[persona.id] = persona
 
+    built_in: dict[str, Card] = {}
     scene_lines: dict[str, Any] = {}
     for path in dict.fromkeys(card_files):
         text = _read(path, library.problems)
-        if text is not None and path not in personal_files and _load_scene(path, text, library, scene_lines):
+        if text is not None and _load_scene(path, text, library, scene_lines, built_in):
             continue
         parsed = None if text is None else parse_card(path, text, library.problems)
-        if parsed is None:
-            continue
-        card, lines = parsed
-        if path in personal_files:
-            card = card.model_copy(update={"personal": True})
-        if card.id in library.cards or card.id in library.scenes:
-            first = (library.cards.get(card.id) or library.scenes[card.id]).path
-            library.problems.append(
-                Problem(str(path), lines.line(("id",)), f"duplicate card id {card.id!r} (also in {first})")
-            )
-            continue
-        library.cards[card.id] = card
-        card_lines[card.id] = (str(path), lines)
+        if parsed is not None:
+            card, lines = parsed
+            _add_card(library, built_in, card, lambda key: lines.line((key,)))  # noqa: B023 - called at once
 
-    for card in list(library.cards.values()):
-        if card.persona not in library.personas:
-            path, lines = card_lines[card.id]
-            library.problems.append(
-                Problem(path, lines.line(("persona",)), f"persona {card.persona!r} does not exist")
-            )
-            del library.cards[card.id]  # `coach validate` rejects it: it is not listed or served
+    shelf = _own_cards(library, built_in, personal_roots, set(card_files))
+    library.cards = shelf
     if library.scenes:
         from coach.scenes import check_scene
 
@@ -683,12 +946,100 @@ def load_library(
             if found:
                 library.problems.extend(found)
                 del library.scenes[scene.id]
-    for root in personal_roots:
-        _load_removed(root / REMOVED_FOLDER, library)
+    library.removed = _removed_cards(library, personal_roots)
     return library
 
 
-def _load_scene(path: Path, text: str, library: Library, scene_lines: dict[str, Any]) -> bool:
+def _add_card(library: Library, cards: dict[str, Card], card: Card, line: Callable[[str], int],
+              file_id: str | None = None) -> bool:
+    """Add a parsed card to `cards` unless its id is taken, its persona does not exist or (an own
+    card, `file_id`) its id is not its file's name; each refusal is a problem."""
+    path = card.path
+    if card.id in cards or card.id in library.scenes:
+        first = (cards.get(card.id) or library.scenes[card.id]).path
+        library.problems.append(Problem(path, line("id"), f"duplicate card id {card.id!r} (also in {first})"))
+        return False
+    if file_id is not None and card.id != file_id:
+        library.problems.append(Problem(path, line("id"), f"the card's id {card.id!r} is not its file's name; "
+                                                          f"rename the file {card.id}.md"))
+        return False
+    if card.persona not in library.personas:  # `coach validate` rejects it: it is not listed or served
+        library.problems.append(Problem(path, line("persona"), f"persona {card.persona!r} does not exist"))
+        return False
+    cards[card.id] = card
+    return True
+
+
+def _own_files(roots: list[Path]) -> list[str]:
+    """`markdown_files` of the learner's folders, as strings (thousands of own cards: no Path
+    object is made for a file until it is read)."""
+    found: list[str] = []
+    seen: set[str] = set()
+
+    def walk(folder: str) -> None:
+        real = os.path.realpath(folder)
+        if real in seen:
+            return
+        seen.add(real)
+        try:
+            with os.scandir(folder) as scan:
+                entries = sorted(scan, key=lambda e: e.name)
+        except OSError:
+            return
+        for entry in entries:
+            name = entry.name
+            if name.endswith(".md") and not name.startswith(".") and name.lower() != "readme.md":
+                found.append(entry.path)  # a folder named *.md is reported when it is read
+            elif not name.startswith(".") and entry.is_dir():  # follows links, as os.walk(followlinks=True)
+                walk(entry.path)
+
+    for root in roots:
+        walk(str(root))
+    return found
+
+
+def _own_cards(library: Library, built_in: dict[str, Card], roots: list[Path], seen: set[Path]) -> LazyCards:
+    """The built-in cards and, read when asked for, the learner's own (see LazyCards)."""
+    pending: dict[str, list[str]] = {}
+    skip = {str(p) for p in seen}
+    for name in _own_files(roots):
+        if name not in skip:
+            pending.setdefault(os.path.basename(name)[:-3], []).append(name)
+
+    def load(file_id: str, name: str) -> Card | None:
+        path = Path(name)
+        card = _card_file(path, library.problems, personal=True)
+        if card is None:
+            return None
+        added = _add_card(library, shelf.read, card, lambda key: _line_of(str(path), key), file_id)
+        return card if added else None
+
+    shelf = LazyCards(built_in, pending, load)
+    return shelf
+
+
+def _removed_cards(library: Library, roots: list[Path]) -> LazyCards:
+    """Removed own cards, for their past sessions (`cards/.removed/<id>.md`, or `<id>.<n>.md` when
+    an id was removed again), read when asked for; a broken one is skipped quietly (it is never
+    practised again, and its sessions still read without it)."""
+    pending: dict[str, list[str]] = {}
+    for root in roots:
+        folder = root / REMOVED_FOLDER
+        if folder.is_dir():
+            for path in sorted(folder.glob("*.md"), reverse=True):  # the newest name first
+                pending.setdefault(path.name.split(".")[0], []).append(str(path))
+
+    def load(file_id: str, name: str) -> Card | None:
+        card = _card_file(Path(name), [], personal=True)
+        if card is None or card.id != file_id or card.id in library.cards:
+            return None
+        return card
+
+    return LazyCards({}, pending, load)
+
+
+def _load_scene(path: Path, text: str, library: Library, scene_lines: dict[str, Any],
+                cards: dict[str, Card]) -> bool:
     """Load a `kind: scene` file into `library.scenes` (or its problems); False for any other file."""
     from coach.scenes import declares_scene, parse_scene
 
@@ -697,8 +1048,8 @@ def _load_scene(path: Path, text: str, library: Library, scene_lines: dict[str, 
     parsed = parse_scene(path, text, library.problems)
     if parsed is not None:
         scene, lines = parsed
-        if scene.id in library.scenes or scene.id in library.cards:
-            first = (library.scenes.get(scene.id) or library.cards[scene.id]).path
+        if scene.id in library.scenes or scene.id in cards:
+            first = (library.scenes.get(scene.id) or cards[scene.id]).path
             library.problems.append(Problem(str(path), lines.line(("id",)),
                                             f"duplicate id {scene.id!r} (also in {first})"))
         else:
@@ -708,19 +1059,6 @@ def _load_scene(path: Path, text: str, library: Library, scene_lines: dict[str, 
 
 
 REMOVED_FOLDER = ".removed"  # hidden, so `coach validate` and the listing never see it
-
-
-def _load_removed(folder: Path, library: Library) -> None:
-    """Removed personal cards, for their past sessions; a broken one is skipped quietly (it is
-    never practised again, and its sessions still read without it)."""
-    if not folder.is_dir():
-        return
-    for path in sorted(folder.glob("*.md")):
-        ignored: list[Problem] = []
-        text = _read(path, ignored)
-        parsed = None if text is None else parse_card(path, text, ignored)
-        if parsed is not None and parsed[0].id not in library.cards:
-            library.removed[parsed[0].id] = parsed[0].model_copy(update={"personal": True})
 
 
 # A content file (card, persona) is read only if it is a regular file of at most this size: a

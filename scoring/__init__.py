@@ -5,8 +5,12 @@
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import json
 import re
+from collections import OrderedDict
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from scoring.models import CriterionResult, FeedbackItem, PitfallHit, Scorecard, SpeechTiming, Structure
@@ -14,11 +18,39 @@ from scoring.models import CriterionResult, FeedbackItem, PitfallHit, Scorecard,
 if TYPE_CHECKING:
     from coach.content import Card
 
-SCORER_VERSION = "1.0.0"
+SCORER_RELEASE = "1.0.0"
 MAX_SCORED_CHARS = 20_000
 _WORDS = re.compile(r"[\w'’/]+", re.ASCII)  # fixed and backtracking-free: stdlib re is safe and faster
 
-__all__ = ["SCORER_VERSION", "Scorecard", "SpeechTiming", "detector_accepts", "score", "is_trivial"]
+__all__ = ["SCORER_VERSION", "Scorecard", "SpeechTiming", "detector_accepts", "score", "is_trivial",
+           "scorer_version"]
+
+
+@functools.cache
+def scorer_version() -> str:
+    """The version stored with every scorecard: the release and a short hash of the bytes of the
+    scoring code and its pattern files (scoring/**/*.py, scoring/patterns/**), so a verdict stored
+    before any change to them says it is stale. Read once per process, when the first answer is
+    scored (about 1 ms: 26 files, 0.4 MB); a copy whose files cannot be read says `+unknown`."""
+    try:
+        return f"{SCORER_RELEASE}+{code_hash(Path(__file__).resolve().parent)}"  # at most 20 characters
+    except OSError:
+        return f"{SCORER_RELEASE}+unknown"
+
+
+def code_hash(root: Path) -> str:
+    """A short hash of the scoring package's code and pattern files under `root`."""
+    digest = hashlib.sha256()
+    for path in sorted({*root.rglob("*.py"), *(root / "patterns").rglob("*")}):
+        if path.is_file() and "__pycache__" not in path.parts:
+            digest.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()[:10]
+
+
+def __getattr__(name: str) -> str:
+    if name == "SCORER_VERSION":  # computed when first asked for, not at import
+        return scorer_version()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def is_trivial(text: str) -> bool:
@@ -70,7 +102,7 @@ def score(
         criteria=results,
         delivery=measure(answer, timing),
         notes=notes,
-        scorer_version=SCORER_VERSION,
+        scorer_version=scorer_version(),
         **derived_fields(card, turn.id, results, scored_text),
     )
 
@@ -119,8 +151,8 @@ def pitfalls_of(card: Card, results: dict[str, CriterionResult], text: str) -> l
     return hits
 
 
-_PARSED: dict[tuple[str, str], tuple] = {}
-MAX_PARSED_SPECS = 4096  # distinct detector specs kept; more (a long-running app's edited cards) start afresh
+_PARSED: OrderedDict[tuple[str, str], tuple] = OrderedDict()
+MAX_PARSED_SPECS = 4096  # distinct detector specs kept, the least recently used dropped first
 
 
 def _detector_and_params(criterion):
@@ -135,9 +167,11 @@ def _detector_and_params(criterion):
     if cached is None:
         detector = detector_for(spec.type)
         cached = (detector, detector.Params.model_validate(spec.params))
-        if len(_PARSED) >= MAX_PARSED_SPECS:
-            _PARSED.clear()
         _PARSED[key] = cached
+        while len(_PARSED) > MAX_PARSED_SPECS:
+            _PARSED.popitem(last=False)
+    else:
+        _PARSED.move_to_end(key)
     return cached
 
 

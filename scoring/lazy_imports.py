@@ -118,5 +118,34 @@ class LazyLemmaTable:
 
 
 def spacy() -> ModuleType:
-    """The spaCy package, without torch."""
-    return _import("spacy", hide="torch")
+    """The spaCy package, without torch and without its command line (`spacy.cli`)."""
+    if "spacy" in sys.modules:
+        return importlib.import_module("spacy")
+    with _without_spacy_cli():
+        return _import("spacy", hide="torch")
+
+
+@contextlib.contextmanager
+def _without_spacy_cli() -> Iterator[None]:
+    """spaCy's `__init__` imports `spacy.cli.info` for the name `spacy.info` alone, and with it the
+    whole command line (typer, weasel, requests, httpx): 0.3-0.6 s of the 1 s a scored answer
+    that needs the parse takes. While spaCy is imported, `spacy.cli.info` is a stand-in whose
+    `info` imports the real one when called; afterwards `import spacy.cli` imports the real
+    package, as before."""
+    if "spacy.cli" in sys.modules:
+        yield
+        return
+    package, module = ModuleType("spacy.cli"), ModuleType("spacy.cli.info")
+    package.__path__ = []
+
+    def info(*args, **kwargs):
+        return importlib.import_module("spacy.cli.info").info(*args, **kwargs)
+
+    module.info = info  # type: ignore[attr-defined]
+    sys.modules["spacy.cli"], sys.modules["spacy.cli.info"] = package, module
+    try:
+        yield
+    finally:
+        for name, stand_in in (("spacy.cli", package), ("spacy.cli.info", module)):
+            if sys.modules.get(name) is stand_in:
+                del sys.modules[name]

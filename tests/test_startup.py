@@ -13,7 +13,8 @@ import pytest
 
 from tests.conftest import REPO
 
-HEAVY = ("torch", "streamlit", "faster_whisper", "litellm", "ctranslate2", "sqlalchemy")
+HEAVY = ("torch", "streamlit", "faster_whisper", "litellm", "ctranslate2", "sqlalchemy", "spacy.cli", "typer",
+         "weasel", "requests")
 
 
 def imported_after(code: str) -> dict:
