@@ -138,6 +138,28 @@ def test_english_read_by_a_korean_voice_is_still_english(tmp_path):
     assert "91" in transcript.text or "ninety" in transcript.text.lower(), transcript.text
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("sentence", ["Most of our batch jobs run at night.",
+                                      "We arrived to the data center at nine.",
+                                      "Let me to check the logs first."])
+def test_one_short_english_sentence_is_not_refused(tmp_path, sentence):
+    """A two-second English answer decodes with word probabilities as low as another language's;
+    it is refused only when its log-probability agrees (each of these was refused before)."""
+    wav = tmp_path / "short.wav"
+    subprocess.run(["espeak-ng", "-v", "en-us", "-s", "150", "-w", str(wav), sentence], check=True)
+    assert stt.transcribe(wav).text.strip()
+
+
+@pytest.mark.slow
+def test_a_short_stretch_of_korean_is_still_refused(tmp_path):
+    """The first 2.5 s of the Korean fixture, as short as the English sentences above."""
+    decoded = audio.load(fixture("korean.ogg"), 600)
+    clip = (decoded.samples[: int(2.5 * audio.SAMPLE_RATE)] * 32767).astype(np.int16)
+    with pytest.raises(AudioError) as caught:
+        stt.transcribe(wav_bytes(clip, audio.SAMPLE_RATE))
+    assert str(caught.value) == stt.NOT_ENGLISH
+
+
 @pytest.mark.parametrize(
     "make, message",
     [
