@@ -231,6 +231,9 @@ def score(lines: list[dict], cache: Path, grid: bool = False) -> None:
         print(f"  {name:62} right hint {t['recall']:.2f} ({t['right']}/{t['misheard']}); "
               f"{t['false_per_10']:.2f} false hints per 10 right answers ({t['false']}/{t['answers']}); "
               f"false hints in all clips {t['false_all']}")
+    differ = [c["key"] for c in clips if decide(c, hints.LIKENESS, hints.THRESHOLD) != c["shipped"]]
+    if differ:
+        print(f"    the recorded forced choices decide otherwise than term_hints on: {differ}")
     for variant in ("a", "b"):
         mine = [c for c in clips if c["variant"] == variant]
         t = tally(mine, lambda c: c["shipped"])

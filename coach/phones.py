@@ -220,6 +220,7 @@ class _Decoder:
         self.pending: list[tuple[str, str]] = []
         self.added = 0
         self.lw = float(self.decoder.config["lw"])
+        self.cmn = self.decoder.get_cmn()  # the initial cepstral mean, before any audio
 
     def name(self, phones: str) -> str:
         """A dictionary word for a pronunciation (added at the next `flush`)."""
@@ -237,10 +238,15 @@ class _Decoder:
             self.decoder.add_word(name, phones, k == len(self.pending) - 1)
         self.pending.clear()
 
-    def decode(self, raw: bytes, slots: list[list[tuple[tuple[str, ...], float]]]) -> list[tuple[str, int, int]]:
+    def decode(self, raw: bytes, slots: list[list[tuple[tuple[str, ...], float]]], *,
+               fresh: bool = False) -> list[tuple[str, int, int]]:
         """Decode `raw` with a grammar of `slots` (each the dictionary words that may be said
         in that place, with a weight): the best path as (word,
-        first frame, last frame), empty when none reached the end."""
+        first frame, last frame), empty when none reached the end. `fresh`: the cepstral mean
+        starts from its initial value, not from the audio decoded before (the decoder's "batch"
+        mean still carries over from one utterance to the next: the same short span could
+        otherwise be decided one way after one answer and the other way after another)."""
+
         transitions: list[tuple] = []
         extra = len(slots) + 1
         for state, slot in enumerate(slots):
@@ -255,6 +261,11 @@ class _Decoder:
         fsg = self.decoder.create_fsg("words", 0, len(slots), transitions)
         self.decoder.add_fsg("words", fsg)
         self.decoder.activate_search("words")
+        if fresh:  # the mean of this audio: one pass without search from the initial mean
+            self.decoder.set_cmn(self.cmn)
+            self.decoder.start_utt()
+            self.decoder.process_raw(raw, no_search=True, full_utt=True)
+            self.decoder.end_utt()
         self.decoder.start_utt()
         self.decoder.process_raw(raw, full_utt=True)
         self.decoder.end_utt()
@@ -419,7 +430,7 @@ def forced_choice(samples: np.ndarray, before: list[str], options: list[list[str
                         choice.append(((name,), math.exp(-prior / dec.lw)))
             slots, place = [*head, choice, *tail], len(head)
             dec.flush()
-            best = dec.decode(raw, slots)
+            best = dec.decode(raw, slots, fresh=True)
             if not best:
                 continue
             chosen = _chosen(best, [[seq for seq, _ in slot] for slot in slots])[place]
