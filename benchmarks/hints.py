@@ -3,6 +3,7 @@ right hint, how many false hints a correctly transcribed answer gets, and the ti
 
     .venv/bin/python benchmarks/hints.py transcribe --split dev|test [--cache DIR]
     .venv/bin/python benchmarks/hints.py score --split dev|test [--cache DIR] [--grid]
+    .venv/bin/python benchmarks/hints.py latency        # a 60 s answer: what the hints add after Stop
 
 Data: tests/corpus/hints/lines.jsonl (75 card-like lines written for the project, each with one
 card term and a plausible mishearing of it; tests/corpus/hints/README.md). Each line is in one
@@ -278,10 +279,47 @@ def clip_margin(clip: dict, candidate) -> str:
     return "".join(marks[v] for v in clip["verdicts"].get(candidate.term, {}).values())
 
 
+def latency(cache: Path, repeat: int = 5) -> None:
+    """What the hints add after "stop" for a long answer: about 60 s of the dev lines (every
+    third said with its mishearing), the union of their cards' vocabularies (60 terms at most,
+    as a card's), transcribed once; then, with the card's terms read ahead (`warm`, as the live
+    path does while the learner speaks), `term_hints` on the recording file `repeat` times."""
+    from coach import audio as audio_mod
+    from coach import hints, stt
+    from coach.config import load_settings
+    from coach.content import default_library
+    from coach.vocabulary import MAX_TERMS, card_vocabulary
+
+    library = default_library()
+    lines = load_lines("dev")[:14]
+    text = " ".join(said_text(line, "b" if k % 3 == 2 else "a") for k, line in enumerate(lines))
+    vocabulary: list[str] = []
+    for line in lines:
+        vocabulary += [t for t in card_vocabulary(library.card(line["card"])) if t not in vocabulary]
+    vocabulary = vocabulary[:MAX_TERMS]
+    (cache / "audio").mkdir(parents=True, exist_ok=True)
+    path = speak(text, "en-us", 150, cache / "audio")
+    seconds = audio_mod.load(path).samples.size / 16_000
+    transcript = stt.transcribe(path, load_settings(), stt.DecodeOptions().with_vocabulary(vocabulary))
+    hints.warm(vocabulary)
+    timed = hints.timed_words(transcript)
+    found = hints.candidates([w for w, _, _ in timed], vocabulary, text=transcript.text)
+    times = []
+    for _ in range(repeat):
+        started = time.perf_counter()
+        result = hints.term_hints(transcript, path, vocabulary)
+        times.append(time.perf_counter() - started)
+    times.sort()
+    print(f"answer {seconds:.0f} s, {len(timed)} words, {len(vocabulary)} card terms; "
+          f"{min(len(found), hints.MAX_CANDIDATES)} forced choices; hints {[s.message() for s in result]}")
+    print(f"term_hints after stop (warm), {repeat} runs: median {times[len(times) // 2]:.3f} s, "
+          f"worst {times[-1]:.3f} s")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("phase", choices=("transcribe", "score"))
-    parser.add_argument("--split", choices=("dev", "test"), required=True)
+    parser.add_argument("phase", choices=("transcribe", "score", "latency"))
+    parser.add_argument("--split", choices=("dev", "test"), default="dev")
     parser.add_argument("--cache", type=Path, default=DEFAULT_CACHE)
     parser.add_argument("--grid", action="store_true")
     parser.add_argument("--limit", type=int, default=0, help="the first N lines of the half only")
@@ -289,7 +327,9 @@ def main() -> None:
     lines = load_lines(args.split)
     if args.limit:
         lines = lines[: args.limit]
-    if args.phase == "transcribe":
+    if args.phase == "latency":
+        latency(args.cache)
+    elif args.phase == "transcribe":
         transcribe_all(lines, args.cache)
     else:
         score(lines, args.cache, grid=args.grid)
