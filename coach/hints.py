@@ -103,15 +103,16 @@ def all_candidates(words: list[str], vocabulary, *, text: str | None = None) -> 
                 said_phones = [p for k in range(i, i + size) for p in word_phones[k]]
                 if not said_phones or not 0.5 * shortest <= len(said_phones) <= 1.6 * longest + 1:
                     continue
+                score = _likeness(said_phones, term_phones)
+                if best is not None and score <= best.likeness:
+                    continue  # (the checks below only for a better run: they cost more)
                 if any(_squash(p) in known for p in parts) or _only_parts_of(parts, term) or _inflection(heard, term):
                     continue
                 # the term's own words, inflected ("utilizations"), are not a mishearing; one of
                 # them beside other words may be ("Micro matches" for Micro-batches)
                 if all(any(_contains_word(p, w) for w in term_words) for p in parts):
                     continue
-                score = _likeness(said_phones, term_phones)
-                if best is None or score > best.likeness:
-                    best = Candidate(term, i, size, round(score, 3))
+                best = Candidate(term, i, size, round(score, 3))
         hint = spelled.get(term)
         span = _find(words, hint) if hint is not None else None
         if span is not None:
