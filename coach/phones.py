@@ -220,6 +220,7 @@ class _Decoder:
         self.pending: list[tuple[str, str]] = []
         self.added = 0
         self.lw = float(self.decoder.config["lw"])
+        self.cmn = self.decoder.get_cmn()  # the initial cepstral mean, before any audio
 
     def name(self, phones: str) -> str:
         """A dictionary word for a pronunciation (added at the next `flush`)."""
@@ -237,10 +238,15 @@ class _Decoder:
             self.decoder.add_word(name, phones, k == len(self.pending) - 1)
         self.pending.clear()
 
-    def decode(self, raw: bytes, slots: list[list[tuple[tuple[str, ...], float]]]) -> list[tuple[str, int, int]]:
+    def decode(self, raw: bytes, slots: list[list[tuple[tuple[str, ...], float]]], *,
+               fresh: bool = False) -> list[tuple[str, int, int]]:
         """Decode `raw` with a grammar of `slots` (each the dictionary words that may be said
         in that place, with a weight): the best path as (word,
-        first frame, last frame), empty when none reached the end."""
+        first frame, last frame), empty when none reached the end. `fresh`: the cepstral mean
+        starts from its initial value, not from the audio decoded before (the decoder's "batch"
+        mean still carries over from one utterance to the next: the same short span could
+        otherwise be decided one way after one answer and the other way after another)."""
+
         transitions: list[tuple] = []
         extra = len(slots) + 1
         for state, slot in enumerate(slots):
@@ -255,6 +261,11 @@ class _Decoder:
         fsg = self.decoder.create_fsg("words", 0, len(slots), transitions)
         self.decoder.add_fsg("words", fsg)
         self.decoder.activate_search("words")
+        if fresh:  # the mean of this audio: one pass without search from the initial mean
+            self.decoder.set_cmn(self.cmn)
+            self.decoder.start_utt()
+            self.decoder.process_raw(raw, no_search=True, full_utt=True)
+            self.decoder.end_utt()
         self.decoder.start_utt()
         self.decoder.process_raw(raw, full_utt=True)
         self.decoder.end_utt()
@@ -350,6 +361,83 @@ def _check(dec: _Decoder, raw: bytes, words: list[str], offset: float, limits: d
         else:
             out[index] = PhoneVerdict(words[index], prons[0], variant.phones, variant.type, start, end, True)
     return out
+
+
+_LETTERS = dict(zip("abcdefghijklmnopqrstuvwxyz", (
+    "EY", "B IY", "S IY", "D IY", "IY", "EH F", "JH IY", "EY CH", "AY", "JH EY", "K EY", "EH L", "EH M",
+    "EH N", "OW", "P IY", "K Y UW", "AA R", "EH S", "T IY", "Y UW", "V IY", "D AH B AH L Y UW", "EH K S",
+    "W AY", "Z IY"), strict=True))
+
+
+def said_as(token: str) -> tuple[str, ...]:
+    """How a written token may be said, in the acoustic model's phones: the dictionary's
+    pronunciations, else espeak-ng's reading (a term outside the dictionary: NCCL, BF16); an
+    acronym (OOM, MIG, QoS) may also be spelled out letter by letter."""
+    token = token.strip(" ,.;:!?\"“”()[]{}")
+    prons = pronunciations(token)
+    if not prons:
+        said = spoken_as(token) if re.search(r"[A-Za-z0-9]", token) else None
+        prons = (said,) if said else ()
+    letters = token.lower()
+    if 2 <= len(token) <= 5 and token.isalpha() and sum(ch.isupper() for ch in token) >= 2 \
+            and not token.endswith("s"):  # "GPUs" is the plural of a spelled GPU, not G-P-U-S
+        spelled = " ".join(_LETTERS[ch] for ch in letters)
+        if spelled not in prons:
+            prons = (*prons, spelled)
+    return prons
+
+
+def phrase_prons(words: list[str], limit: int = 4) -> tuple[str, ...]:
+    """The pronunciations of words said in a row (each word's first `limit` combined, at most
+    `limit` in all, the main one first); empty when a word has none."""
+    out: list[str] = [""]
+    for word in words:
+        prons = said_as(word)
+        if not prons:
+            return ()
+        out = [f"{head} {p}".strip() for head in out for p in prons][:limit]
+    return tuple(out)
+
+
+def forced_choice(samples: np.ndarray, before: list[str], options: list[list[str]], after: list[str],
+                  priors: list[float]) -> int | None:
+    """Which of `options` (each a list of written words that may have been said in one place,
+    between the words `before` and `after`) the audio of `samples` supports best, each option
+    held back by its prior (the units of THRESHOLDS: how much better supported, in acoustic
+    log-likelihood, it must be; negative favours it). One decode of a finite-state grammar, as
+    `check`: the context words as the dictionary (or espeak-ng) says them, then one slot of the
+    options' pronunciations. None when an option has no pronunciation or no path reached the
+    end at any silence probability."""
+    if samples.size == 0 or not options:
+        return None
+    prons = [phrase_prons(option) for option in options]
+    if not all(prons):
+        return None
+    priors = [p - min(priors) for p in priors]  # a prior for one option is one against the others
+    raw = to_raw(samples)
+    with _lock:
+        for silence in SILENCE_PROBABILITIES:
+            dec = _get_decoder(silence)
+            around = [[[((dec.name(p),), 1.0) for p in said_as(w)] for w in side] for side in (before, after)]
+            head, tail = ([slot for slot in side if slot] for side in around)
+            owner: dict[str, int] = {}
+            choice: list[tuple[tuple[str, ...], float]] = []
+            for k, (option_prons, prior) in enumerate(zip(prons, priors, strict=True)):
+                for p in option_prons:
+                    name = dec.name(p)
+                    if name not in owner:
+                        owner[name] = k
+                        choice.append(((name,), math.exp(-prior / dec.lw)))
+            slots, place = [*head, choice, *tail], len(head)
+            dec.flush()
+            best = dec.decode(raw, slots, fresh=True)
+            if not best:
+                continue
+            chosen = _chosen(best, [[seq for seq, _ in slot] for slot in slots])[place]
+            if chosen is None:
+                continue
+            return owner[choice[chosen[0]][0][0]]
+    return None
 
 
 def _chosen(path: list[tuple[str, int, int]], slots: list[list[tuple[str, ...]]]

@@ -28,6 +28,7 @@ from coach.config import Settings, load_settings
 from coach.content import REMOVED_FOLDER, Card, Library, Persona, Voice, load_library, markdown_files
 from coach.drills import DrillLine, lines_for, read_aloud
 from coach.errors import CoachError
+from coach.hints import stored_turn_hints
 from coach.interviewer import korean_hint
 from coach.llm_judge import LLM_REASON_PREFIX
 from coach.llm_rewrite import Rewrite, natural_rewrite
@@ -79,7 +80,7 @@ from coach.summary import (
     retell_comparison,
     summarise,
 )
-from coach.vocabulary import card_vocabulary, misheard_terms
+from coach.vocabulary import card_vocabulary
 from scoring.english import KIND_LABELS, Review
 from scoring.models import Scorecard
 
@@ -294,7 +295,7 @@ def _hints(session: SessionView, result: TurnResult | None, newest: int | None) 
         heard = session.turns[newest] if newest is not None else None
     if heard is None or not heard.transcript_json or not heard.answer_text:
         return ()
-    return tuple(s.message() for s in misheard_terms(heard.answer_text, card_vocabulary(session.card)))
+    return tuple(s.message() for s in stored_turn_hints(heard, card_vocabulary(session.card)))
 
 
 @dataclass

@@ -284,6 +284,11 @@ class PracticeEngine:
         live = LiveAnswer(path, stt.load_model(self.settings), self.decode_options(view), self.settings,
                           await_head=await_head)
         self._attach(view, str(path))
+        # the card's terms as said (espeak-ng for those outside the dictionary) and the phone
+        # decoder, made while the learner speaks: the hints after "stop" wait for neither
+        from coach.hints import warm
+
+        threading.Thread(target=warm, args=(self.vocabulary(view),), name="hints-warm", daemon=True).start()
         return live
 
     def answer_with_audio(self, session_id: str, audio, *, transcript=None, suffix: str = ".wav",
@@ -321,11 +326,13 @@ class PracticeEngine:
                               turn_pk=answered)
         if later:
             self._pronounce_in_background(answered, stored, transcript, path)
-        from coach.vocabulary import misheard_terms
+        from coach.hints import term_hints
 
         result.transcript = transcript
         result.notes.extend(getattr(transcript, "warnings", []))
-        result.suggestions = misheard_terms(transcript.text, self.vocabulary(view))
+        # "did you mean …?": a candidate is put to the recording (a forced choice of the
+        # transcribed words against the term), only when there is one
+        result.suggestions = term_hints(transcript, path, self.vocabulary(view))
         return result
 
     def _pronounce_in_background(self, turn_pk: int, stored: str, transcript, audio=None) -> threading.Thread:
