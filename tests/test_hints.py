@@ -99,24 +99,28 @@ def test_the_recording_can_be_given_as_a_file(tmp_path):
 
 
 @needs_espeak
-def test_the_engine_decides_a_spoken_answers_hints_by_its_recording(library, tmp_path):
-    """The page's hints come from the engine, which reads the turn's recording and timed words;
-    once the transcript is corrected, the times no longer fit and the spelling rule decides."""
+def test_a_stored_spoken_answers_hints_are_decided_by_its_recording(library, tmp_path):
+    """A session loaded again shows the hints of its newest spoken answer as after "stop": read
+    from the turn's recording and timed words; once the transcript is corrected, the times no
+    longer fit and the spelling rule decides."""
     from types import SimpleNamespace
 
-    from coach.session import PracticeEngine
-    from coach.store import Store
+    from coach.hints import stored_turn_hints
+    from coach.vocabulary import card_vocabulary
 
-    engine = PracticeEngine(library, Store(f"sqlite:///{tmp_path / 'hints.db'}"))
-    view = engine.start("nccl-communication-tuning")
+    vocabulary = card_vocabulary(library.card("nccl-communication-tuning"))
     heard = "We upgraded them CCL on every node."
+
+    def hints(turn) -> list[str]:
+        return [s.message() for s in stored_turn_hints(turn, vocabulary)]
+
     for said, expected in (("We upgraded NCCL on every node.", ['"them CCL": did you mean NCCL?']),
                            (heard, [])):
         path = tmp_path / f"{len(said)}.wav"
         subprocess.run(["espeak-ng", "-v", "en-us", "-s", "150", "-w", str(path), said], check=True)
         transcript = timed_transcript(audio_mod.load(path).samples, heard)
         turn = SimpleNamespace(transcript_json=transcript.model_dump_json(), answer_text=heard, audio_path=str(path))
-        assert engine.term_hints(view, turn) == expected
+        assert hints(turn) == expected
     corrected = SimpleNamespace(transcript_json=transcript.model_dump_json(), answer_text="We upgraded MCCL.",
                                 audio_path=str(path))
-    assert engine.term_hints(view, corrected) == ['"MCCL": did you mean NCCL?']
+    assert hints(corrected) == ['"MCCL": did you mean NCCL?']
