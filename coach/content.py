@@ -182,6 +182,12 @@ class Persona(PersonaFrontMatter):
     path: str = ""
 
 
+# What the loader asks of whoever knows the detectors (scoring, passed in by coach.library): the
+# problems with a detector's type and params, as messages (none when it is valid). The content
+# layer never imports scoring; the check is passed to it.
+DetectorCheck = Callable[[str, dict[str, Any]], list[str]]
+
+
 @dataclass(frozen=True)
 class Problem:
     path: str
@@ -527,12 +533,12 @@ REQUIRED_SECTIONS = {
 }
 
 
-def parse_card(path: Path, text: str, problems: list[Problem], *,
+def parse_card(path: Path, text: str, problems: list[Problem], *, check_detector: DetectorCheck,
                personal: bool = False) -> tuple[Card, _LineMap] | None:
     parsed = _parse_markdown(path, text, problems)
     if parsed is None:
         return None
-    card = _card_of(path, parsed, _content_version(text), problems, personal)
+    card = _card_of(path, parsed, _content_version(text), problems, personal, check_detector)
     return None if card is None else (card, parsed.lines)
 
 
@@ -541,7 +547,7 @@ def _content_version(text: str) -> str:
 
 
 def _card_of(path: Path, parsed: _Parsed, content_version: str, problems: list[Problem],
-             personal: bool) -> Card | None:
+             personal: bool, check_detector: DetectorCheck) -> Card | None:
     """The card of a parsed file, or None with its problems added."""
     try:
         front = CardFrontMatter.model_validate(_interned(parsed.data))
@@ -566,7 +572,7 @@ def _card_of(path: Path, parsed: _Parsed, content_version: str, problems: list[P
             )
         )
         ok = False
-    _check_card_references(path, front, parsed.lines, problems)
+    _check_card_references(path, front, parsed.lines, problems, check_detector)
     if not ok or len(problems) > before:  # a card `coach validate` rejects is never served
         return None
     # the front matter is validated above: its values are taken as they are
@@ -604,14 +610,15 @@ _PARSED_FILES: OrderedDict[tuple, tuple[Card | None, tuple[Problem, ...]]] = Ord
 MAX_PARSED_FILES = 4_000
 
 
-def _card_file(path: Path, problems: list[Problem], personal: bool = False) -> Card | None:
+def _card_file(path: Path, problems: list[Problem], check_detector: DetectorCheck,
+               personal: bool = False) -> Card | None:
     """The card of a file (None when it does not load, its problems added to `problems`),
     parsed once per process while the file is unchanged."""
     key = None
     try:
         info = os.stat(path)
         if stat.S_ISREG(info.st_mode):
-            key = (str(path), info.st_mtime_ns, info.st_size, info.st_ino, personal)
+            key = (str(path), info.st_mtime_ns, info.st_size, info.st_ino, personal, check_detector)
     except OSError:  # the read below says why
         pass
     hit = _PARSED_FILES.get(key) if key is not None else None
@@ -624,14 +631,14 @@ def _card_file(path: Path, problems: list[Problem], personal: bool = False) -> C
     fingerprint = key[1:4] if key is not None else ()
     index = _INDEX[-1] if _INDEX and fingerprint else None
     if index is not None and (entry := index.get(path, fingerprint)) is not None:
-        card = _card_of(path, entry[0], entry[1], found, personal)
+        card = _card_of(path, entry[0], entry[1], found, personal, check_detector)
         if card is None:  # valid once, not now (a newer loader): the file says where
             found = []
     if card is None:
         text = _read(path, found)
         parsed = None if text is None else _parse_markdown(path, text, found)
         if parsed is not None and text is not None:
-            card = _card_of(path, parsed, _content_version(text), found, personal)
+            card = _card_of(path, parsed, _content_version(text), found, personal, check_detector)
             if card is not None and index is not None:
                 index.add(path, fingerprint, parsed, card.content_version)
     if key is not None:
@@ -776,9 +783,8 @@ def _line_of(path: str, key: str) -> int:
     return parsed.lines.line((key,)) if parsed is not None else 1
 
 
-def _check_card_references(path: Path, card: CardFrontMatter, lines: _LineMap, out: list[Problem]):
-    from scoring.detectors import check_detector_spec
-
+def _check_card_references(path: Path, card: CardFrontMatter, lines: _LineMap, out: list[Problem],
+                            check_detector_spec: DetectorCheck):
     seen: set[str] = set()
     for index, criterion in enumerate(card.criteria):
         if criterion.id in seen:
@@ -895,9 +901,13 @@ def _is_persona_file(path: Path, persona_roots: list[Path]) -> bool:
 
 def load_library(
     content_paths: Iterable[Path], persona_paths: Iterable[Path], check_paths: Iterable[Path] = (),
-    personal_paths: Iterable[Path] = (),
+    personal_paths: Iterable[Path] = (), *, check_detector: DetectorCheck,
 ) -> Library:
     """Load every card and persona; broken files become problems, the rest loads.
+
+    `check_detector` checks each detector's type and params (scoring's check, passed in by
+    coach.library: the content layer does not import scoring); a card whose check fails is a
+    problem, not served.
 
     `check_paths` are extra files or folders to validate (for `coach validate PATH`): files
     under a persona folder are read as personas, the others as cards. `personal_paths` are the
@@ -929,14 +939,14 @@ def load_library(
     scene_lines: dict[str, Any] = {}
     for path in dict.fromkeys(card_files):
         text = _read(path, library.problems)
-        if text is not None and _load_scene(path, text, library, scene_lines, built_in):
+        if text is not None and _load_scene(path, text, library, scene_lines, built_in, check_detector):
             continue
-        parsed = None if text is None else parse_card(path, text, library.problems)
+        parsed = None if text is None else parse_card(path, text, library.problems, check_detector=check_detector)
         if parsed is not None:
             card, lines = parsed
             _add_card(library, built_in, card, lambda key: lines.line((key,)))  # noqa: B023 - called at once
 
-    shelf = _own_cards(library, built_in, personal_roots, set(card_files))
+    shelf = _own_cards(library, built_in, personal_roots, set(card_files), check_detector)
     library.cards = shelf
     if library.scenes:
         from coach.scenes import check_scene
@@ -946,7 +956,7 @@ def load_library(
             if found:
                 library.problems.extend(found)
                 del library.scenes[scene.id]
-    library.removed = _removed_cards(library, personal_roots)
+    library.removed = _removed_cards(library, personal_roots, check_detector)
     return library
 
 
@@ -998,7 +1008,8 @@ def _own_files(roots: list[Path]) -> list[str]:
     return found
 
 
-def _own_cards(library: Library, built_in: dict[str, Card], roots: list[Path], seen: set[Path]) -> LazyCards:
+def _own_cards(library: Library, built_in: dict[str, Card], roots: list[Path], seen: set[Path],
+               check_detector: DetectorCheck) -> LazyCards:
     """The built-in cards and, read when asked for, the learner's own (see LazyCards)."""
     pending: dict[str, list[str]] = {}
     skip = {str(p) for p in seen}
@@ -1008,7 +1019,7 @@ def _own_cards(library: Library, built_in: dict[str, Card], roots: list[Path], s
 
     def load(file_id: str, name: str) -> Card | None:
         path = Path(name)
-        card = _card_file(path, library.problems, personal=True)
+        card = _card_file(path, library.problems, check_detector, personal=True)
         if card is None:
             return None
         added = _add_card(library, shelf.read, card, lambda key: _line_of(str(path), key), file_id)
@@ -1018,7 +1029,7 @@ def _own_cards(library: Library, built_in: dict[str, Card], roots: list[Path], s
     return shelf
 
 
-def _removed_cards(library: Library, roots: list[Path]) -> LazyCards:
+def _removed_cards(library: Library, roots: list[Path], check_detector: DetectorCheck) -> LazyCards:
     """Removed own cards, for their past sessions (`cards/.removed/<id>.md`, or `<id>.<n>.md` when
     an id was removed again), read when asked for; a broken one is skipped quietly (it is never
     practised again, and its sessions still read without it)."""
@@ -1030,7 +1041,7 @@ def _removed_cards(library: Library, roots: list[Path]) -> LazyCards:
                 pending.setdefault(path.name.split(".")[0], []).append(str(path))
 
     def load(file_id: str, name: str) -> Card | None:
-        card = _card_file(Path(name), [], personal=True)
+        card = _card_file(Path(name), [], check_detector, personal=True)
         if card is None or card.id != file_id or card.id in library.cards:
             return None
         return card
@@ -1039,13 +1050,13 @@ def _removed_cards(library: Library, roots: list[Path]) -> LazyCards:
 
 
 def _load_scene(path: Path, text: str, library: Library, scene_lines: dict[str, Any],
-                cards: dict[str, Card]) -> bool:
+                cards: dict[str, Card], check_detector: DetectorCheck) -> bool:
     """Load a `kind: scene` file into `library.scenes` (or its problems); False for any other file."""
     from coach.scenes import declares_scene, parse_scene
 
     if not declares_scene(text):
         return False
-    parsed = parse_scene(path, text, library.problems)
+    parsed = parse_scene(path, text, library.problems, check_detector)
     if parsed is not None:
         scene, lines = parsed
         if scene.id in library.scenes or scene.id in cards:
@@ -1165,13 +1176,3 @@ def _read(path: Path, problems: list[Problem]) -> str | None:
         problems.append(Problem(str(path), exc.line or 1, exc.reason))
         return None
 
-
-def library_for(settings) -> Library:
-    """The built-in packs and personas of these settings, then the learner's own cards."""
-    return load_library(settings.content_dirs, settings.persona_dirs, personal_paths=(settings.cards_dir,))
-
-
-def default_library() -> Library:
-    from coach.config import load_settings
-
-    return library_for(load_settings())
