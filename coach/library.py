@@ -1,5 +1,5 @@
 """The library as the app, the command line and `coach validate` load it: the content loader
-(coach.content) given scoring's check of each detector's type and params (coach.validation).
+(coach.content.loader) given scoring's check of each detector's type and params (coach.validation).
 
 This module and coach.validation sit above both the content layer and `scoring`: the content
 layer never imports scoring, and scoring reads only the card schema.
@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
-from coach import content
-from coach.content import Library
+from coach.content import loader
+from coach.content.schema import Library
 from coach.validation import detector_problems
 
 
@@ -20,9 +20,9 @@ def load_library(
     personal_paths: Iterable[Path] = (),
 ) -> Library:
     """Every card, persona and scene of these folders, each detector checked by scoring (see
-    `coach.content.load_library`)."""
-    return content.load_library(content_paths, persona_paths, check_paths, personal_paths,
-                                check_detector=detector_problems)
+    `coach.content.loader.load_library`)."""
+    return loader.load_library(content_paths, persona_paths, check_paths, personal_paths,
+                               check_detector=detector_problems)
 
 
 def library_for(settings) -> Library:

@@ -25,7 +25,8 @@ from coach.access import LOCAL as LOCAL_LEARNER
 from coach.access import Learner, auth_configured, auth_problem, signed_in
 from coach.audio import FrameResampler, format_seconds
 from coach.config import Settings, load_settings
-from coach.content import REMOVED_FOLDER, Card, Library, Persona, Voice, markdown_files
+from coach.content.loader import REMOVED_FOLDER, markdown_files
+from coach.content.schema import Card, Library, Persona, Voice
 from coach.drills import DrillLine, lines_for, read_aloud
 from coach.errors import CoachError
 from coach.interviewer import korean_hint

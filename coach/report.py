@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import re
 
-from coach.content import Card, Library
+from coach.content.schema import Card, Library
 from coach.progress import local_time, since_last_text
 from coach.result import session_result
 from coach.session import SessionView

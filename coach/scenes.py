@@ -17,24 +17,11 @@ from typing import TYPE_CHECKING, Literal
 
 from pydantic import Field, ValidationError, field_validator
 
-from coach.content import (
-    SLUG,
-    Card,
-    Criterion,
-    DetectorCheck,
-    DetectorSpec,
-    Problem,
-    Strict,
-    Turn,
-    _LineMap,
-    _non_blank,
-    _parse_markdown,
-    _report_validation,
-    _sections,
-)
+from coach.content.markdown import _LineMap, _parse_markdown, _report_validation, _sections
+from coach.content.schema import SLUG, Card, Criterion, DetectorCheck, DetectorSpec, Problem, Strict, Turn, _non_blank
 
 if TYPE_CHECKING:
-    from coach.content import Persona
+    from coach.content.schema import Persona
 
 CriterionId = Literal["appropriate", "polite"]
 CRITERIA: tuple[CriterionId, ...] = ("appropriate", "polite")

@@ -16,7 +16,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from coach.content import Card, Library, Problem, parse_card, read_utf8
+from coach.content.loader import parse_card
+from coach.content.schema import Card, Library, Problem
+from coach.content.text_input import read_utf8
 from coach.errors import CoachError
 
 if TYPE_CHECKING:

@@ -413,7 +413,7 @@ def test_unreadable_answer_file_is_one_line(flag, kind, tmp_path, capsys):
 
 
 def test_unreadable_answer_file_is_a_file_access_error(tmp_path):
-    from coach.content import read_utf8
+    from coach.content.text_input import read_utf8
 
     with pytest.raises(FileAccessError) as caught:
         read_utf8(tmp_path)

@@ -237,7 +237,7 @@ def test_cards_still_lists_every_other_card(content):
 
 
 def test_oversized_content_file_is_one_problem(content):
-    from coach.content import MAX_CONTENT_BYTES
+    from coach.content.text_input import MAX_CONTENT_BYTES
     from coach.library import load_library
 
     big = content / "meetings" / "big.md"
@@ -248,7 +248,7 @@ def test_oversized_content_file_is_one_problem(content):
 
 
 def test_harmless_aliases_still_load(tmp_path):
-    from coach.content import _parse_markdown
+    from coach.content.markdown import _parse_markdown
 
     problems = []
     parsed = _parse_markdown(tmp_path / "x.md", "---\nid: x\ntags: &t [a, b]\nmore: *t\n---\nbody\n", problems)

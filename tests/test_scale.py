@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-import coach.content as content
+import coach.content.loader as content
 from coach.library import load_library
 from coach.personal import CardSpec, render
 from tests.conftest import REPO
