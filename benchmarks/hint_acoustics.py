@@ -40,8 +40,8 @@ from coach import audio as audio_mod  # noqa: E402
 from coach import pronunciation as pron  # noqa: E402
 from coach import stt  # noqa: E402
 from coach.config import load_settings  # noqa: E402
-from coach.content import default_library  # noqa: E402
 from coach.errors import AudioError  # noqa: E402
+from coach.library import default_library  # noqa: E402
 
 # the likeness measures of "did you mean" itself, so the candidates are the ones it would see
 from coach.vocabulary import (  # noqa: E402

@@ -33,7 +33,7 @@ sys.path.insert(0, str(ROOT))
 
 from coach import audio, stt  # noqa: E402
 from coach.config import load_settings  # noqa: E402
-from coach.content import default_library  # noqa: E402
+from coach.library import default_library  # noqa: E402
 from coach.session import PracticeEngine  # noqa: E402
 from coach.store import Store  # noqa: E402
 

@@ -28,7 +28,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 import scoring  # noqa: E402
-from coach.content import load_library  # noqa: E402
+from coach.library import load_library  # noqa: E402
 
 MOMENTS = REPO / "tests" / "corpus" / "moments"
 SPLITS = {"dev": "moments.dev.jsonl", "test": "moments.test.jsonl", "dev2": "moments2.dev.jsonl",

@@ -50,8 +50,8 @@ from coach import audio as audio_mod  # noqa: E402
 from coach import pronunciation as pron  # noqa: E402
 from coach import stt  # noqa: E402
 from coach.config import load_settings  # noqa: E402
-from coach.content import default_library  # noqa: E402
 from coach.errors import AudioError  # noqa: E402
+from coach.library import default_library  # noqa: E402
 from coach.vocabulary import card_vocabulary, misheard_terms  # noqa: E402
 
 # two voices, two speeds: each sentence is spoken in each of these

@@ -34,7 +34,7 @@ STATUS = ("For context, I'm moving the billing export to the new cluster. So far
           "and the load test passed. Next I'll switch the traffic on Thursday. I'm blocked on access to the "
           "production dashboard; could you approve my request?")
 START_PAGE = ("from coach.config import load_settings\n"
-              "from coach.content import library_for\n"
+              "from coach.library import library_for\n"
               "library = library_for(load_settings())\n"
               "cards = library.cards_of_kind('meeting')\n"
               "assert cards and library.starter('interview') is not None\n")
@@ -73,7 +73,7 @@ def write_own_cards(data_dir: Path, count: int, checkout: Path) -> None:
     code = ("import os, sys\n"
             f"os.environ['COACH_DATA_DIR'] = {str(data_dir)!r}\n"
             "from coach.config import load_settings\n"
-            "from coach.content import library_for\n"
+            "from coach.library import library_for\n"
             "from coach.personal import RUBRICS, CardSpec, render\n"
             "settings = load_settings(); library = library_for(settings)\n"
             "folder = settings.cards_dir; folder.mkdir(parents=True, exist_ok=True)\n"

@@ -25,7 +25,7 @@ sys.path.insert(0, str(ROOT))
 
 import scoring  # noqa: E402
 from coach.cli.jsonl import CHUNK_LINES  # noqa: E402
-from coach.content import default_library  # noqa: E402
+from coach.library import default_library  # noqa: E402
 from scoring.grammar import pipeline, prime  # noqa: E402
 
 

@@ -24,7 +24,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 import scoring  # noqa: E402
-from coach.content import load_library  # noqa: E402
+from coach.library import load_library  # noqa: E402
 
 CORPUS = REPO / "tests" / "corpus"
 PERSONAL_CARDS = CORPUS / "personal" / "cards"  # the learner's own cards the `personal` answers are for

@@ -15,7 +15,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from coach.content import default_library
+from coach.library import default_library
 from coach.practice import Coach
 from coach.session import PracticeEngine
 from coach.store import Store

@@ -66,7 +66,7 @@ def measure(args: list[str], env: dict[str, str], repeat: int) -> tuple[float, f
 def write_personal_cards(data_dir: Path, count: int) -> None:
     os.environ["COACH_DATA_DIR"] = str(data_dir)
     from coach.config import load_settings
-    from coach.content import library_for
+    from coach.library import library_for
     from coach.personal import RUBRICS, CardSpec, render
 
     settings = load_settings()

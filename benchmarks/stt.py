@@ -204,7 +204,7 @@ def main(argv: list[str] | None = None) -> int:
 
     print("\n4. recording stopped -> scorecard shown (60 s answer, model already loaded)")
     import scoring
-    from coach.content import default_library
+    from coach.library import default_library
 
     card = default_library().card("gpu-cluster-optimization")
     data = synthetic or recordings["human JFK clip"]
@@ -226,7 +226,7 @@ def main(argv: list[str] | None = None) -> int:
         recording.flush()
         code = (
             "import sys, time; t=time.perf_counter(); import scoring; from coach import stt; "
-            "from coach.content import default_library; "
+            "from coach.library import default_library; "
             "card=default_library().card('gpu-cluster-optimization'); "
             "tr=stt.transcribe(sys.argv[1]); scoring.score(card, 'main', tr.text, tr.to_timing()); "
             "print(f'{time.perf_counter()-t:.2f}')"

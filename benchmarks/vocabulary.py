@@ -34,8 +34,8 @@ import jiwer  # noqa: E402
 
 from coach import stt  # noqa: E402
 from coach.config import load_settings  # noqa: E402
-from coach.content import default_library  # noqa: E402
 from coach.errors import AudioError  # noqa: E402
+from coach.library import default_library  # noqa: E402
 from coach.vocabulary import card_vocabulary, misheard_terms  # noqa: E402
 from scoring.delivery import measure  # noqa: E402
 from scoring.text import Answer  # noqa: E402

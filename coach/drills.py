@@ -10,7 +10,7 @@ import re
 from dataclasses import dataclass
 
 from coach import pronunciation
-from coach.content import Card
+from coach.content.schema import Card
 from coach.vocabulary import card_vocabulary
 from scoring.text import Answer
 

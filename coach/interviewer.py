@@ -15,7 +15,7 @@ from pathlib import Path
 
 import yaml
 
-from coach.content import Card, Criterion, Persona
+from coach.content.schema import Card, Criterion, Persona
 from coach.store import TurnKind
 
 

@@ -22,7 +22,7 @@ from coach.llm import LLMInfo, complete_text, is_configured
 
 if TYPE_CHECKING:
     from coach.config import Settings
-    from coach.content import Card, Criterion, Persona
+    from coach.content.schema import Card, Criterion, Persona
 
 log = logging.getLogger(__name__)
 

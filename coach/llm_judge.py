@@ -39,7 +39,7 @@ from coach.llm import complete_json, is_configured
 
 if TYPE_CHECKING:
     from coach.config import Settings
-    from coach.content import Card, Criterion
+    from coach.content.schema import Card, Criterion
     from scoring.models import Scorecard
 
 log = logging.getLogger(__name__)

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from coach import personal
-from coach.content import text_problem
+from coach.content.text_input import text_problem
 from coach.errors import CoachError, LLMInvalidReplyError, LLMUnavailableError
 from coach.llm import LLMInfo, complete_json, is_configured
 

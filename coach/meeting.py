@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING
 from coach.scenes import DROPOUT_MARK, Scene, TimedLine, Window, timeline
 
 if TYPE_CHECKING:
-    from coach.content import Persona
+    from coach.content.schema import Persona
 
 LEARNER = "learner"
 EARLY_S = 0.5  # speech that starts this much before a window opens still counts for it

@@ -2,7 +2,7 @@
 
 A personal card is a markdown file with front matter in the data dir's `cards/` folder
 (`Settings.cards_dir`), written here and read back by the same loader as the built-in packs
-(`coach.content.parse_card`), so `coach validate` covers it and a broken one is reported and
+(`coach.content.loader.parse_card`), so `coach validate` covers it and a broken one is reported and
 skipped like any other. It is made from a rubric kind:
 
 - `story`: the flagship experience rubric (the criteria, detectors and pitfalls of
@@ -28,9 +28,11 @@ from pathlib import Path
 import yaml
 
 from coach.config import Settings
-from coach.content import REMOVED_FOLDER, Card, LazyCards, Library, Problem, parse_card, text_problem
+from coach.content.loader import REMOVED_FOLDER, LazyCards, parse_card
+from coach.content.schema import Card, Library, Problem
+from coach.content.text_input import text_problem
 from coach.errors import DuplicateTitleError, PersonalCardError, UnknownCardError
-from coach.validation import scoring_problem
+from coach.validation import detector_problems, scoring_problem
 
 
 @dataclass(frozen=True)
@@ -392,7 +394,7 @@ def render(card_id: str, spec: CardSpec, library: Library) -> str:
 def _check(path: Path, text: str, library: Library) -> Card:
     """The card as the loader reads it back; PersonalCardError when it would be refused."""
     problems: list[Problem] = []
-    parsed = parse_card(path, text, problems, personal=True)
+    parsed = parse_card(path, text, problems, check_detector=detector_problems, personal=True)
     if parsed is not None and parsed[0].persona not in library.personas:
         problems.append(Problem(str(path), 1, f"persona {parsed[0].persona!r} does not exist"))
     if parsed is not None and not problems and (message := scoring_problem(parsed[0])):

@@ -25,11 +25,13 @@ from coach.access import LOCAL as LOCAL_LEARNER
 from coach.access import Learner, auth_configured, auth_problem, signed_in
 from coach.audio import FrameResampler, format_seconds
 from coach.config import Settings, load_settings
-from coach.content import REMOVED_FOLDER, Card, Library, Persona, Voice, load_library, markdown_files
+from coach.content.loader import REMOVED_FOLDER, markdown_files
+from coach.content.schema import Card, Library, Persona, Voice
 from coach.drills import DrillLine, lines_for, read_aloud
 from coach.errors import CoachError
 from coach.hints import stored_turn_hints
 from coach.interviewer import korean_hint
+from coach.library import load_library
 from coach.llm_judge import LLM_REASON_PREFIX
 from coach.llm_rewrite import Rewrite, natural_rewrite
 from coach.llm_suggest import NEEDS_LLM, ConceptSuggestion, SuggestedQuestion, questions_from_posting, suggest_concept

@@ -14,7 +14,7 @@ from datetime import datetime, timezone, tzinfo
 from functools import lru_cache
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from coach.content import Library
+from coach.content.schema import Library
 
 
 def answered(record: dict) -> bool:

@@ -45,7 +45,7 @@ import numpy as np
 import yaml
 from pydantic import BaseModel, Field
 
-from coach.content import Voice
+from coach.content.schema import Voice
 
 log = logging.getLogger(__name__)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import re
 
-from coach.content import Card, Library
+from coach.content.schema import Card, Library
 from coach.progress import local_time, since_last_text
 from coach.result import session_result
 from coach.session import SessionView
@@ -49,7 +49,7 @@ def session_record(row: PracticeSession, turns: list[Turn], card: Card | None = 
 def history(store: Store, limit: int = 200, library: Library | None = None) -> list[dict]:
     """Sessions newest first, each with its turns, scorecards and result."""
     if library is None:
-        from coach.content import default_library
+        from coach.library import default_library
 
         library = default_library()
     rows = store.list_sessions(limit=limit)

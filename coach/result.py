@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
-from coach.content import Card
+from coach.content.schema import Card
 from coach.store import Turn
 from scoring import politeness
 

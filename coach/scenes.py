@@ -17,23 +17,11 @@ from typing import TYPE_CHECKING, Literal
 
 from pydantic import Field, ValidationError, field_validator
 
-from coach.content import (
-    SLUG,
-    Card,
-    Criterion,
-    DetectorSpec,
-    Problem,
-    Strict,
-    Turn,
-    _LineMap,
-    _non_blank,
-    _parse_markdown,
-    _report_validation,
-    _sections,
-)
+from coach.content.markdown import _LineMap, _parse_markdown, _report_validation, _sections
+from coach.content.schema import SLUG, Card, Criterion, DetectorCheck, DetectorSpec, Problem, Strict, Turn, _non_blank
 
 if TYPE_CHECKING:
-    from coach.content import Persona
+    from coach.content.schema import Persona
 
 CriterionId = Literal["appropriate", "polite"]
 CRITERIA: tuple[CriterionId, ...] = ("appropriate", "polite")
@@ -236,10 +224,12 @@ def declares_scene(text: str) -> bool:
     return re.search(r"(?m)^kind:\s*['\"]?scene['\"]?\s*(?:#.*)?$", head) is not None
 
 
-def parse_scene(path: Path, text: str, problems: list[Problem]) -> tuple[Scene, _LineMap] | None:
-    """A scene's own checks (fields, sections, references inside the file, detector params);
-    personas and timing are checked by `check_scene` once the personas are loaded, and each
-    moment's `expected` line by `coach validate` (coach.validation)."""
+def parse_scene(path: Path, text: str, problems: list[Problem],
+                check_detector: DetectorCheck) -> tuple[Scene, _LineMap] | None:
+    """A scene's own checks (fields, sections, references inside the file, detector params by
+    `check_detector`, scoring's check passed in by coach.library); personas and timing are
+    checked by `check_scene` once the personas are loaded, and each moment's `expected` line by
+    `coach validate` (coach.validation)."""
     parsed = _parse_markdown(path, text, problems)
     if parsed is None:
         return None
@@ -276,7 +266,7 @@ def parse_scene(path: Path, text: str, problems: list[Problem]) -> tuple[Scene, 
     scene = Scene(**front.model_dump(), sections=sections, path=str(path),
                   content_version=hashlib.sha256(text.encode()).hexdigest()[:12])
     for index, moment in enumerate(scene.moments):
-        for field, message in _moment_problems(scene, moment):
+        for field, message in _moment_problems(scene, moment, check_detector):
             problems.append(Problem(str(path), parsed.lines.line(("moments", index, field)), message))
     if len(problems) > before:
         return None
@@ -304,11 +294,9 @@ def _field_problems(front: SceneFrontMatter) -> list[tuple[tuple, str]]:
     return found
 
 
-def _moment_problems(scene: Scene, moment: SceneMoment) -> list[tuple[str, str]]:
+def _moment_problems(scene: Scene, moment: SceneMoment, check_detector_spec: DetectorCheck) -> list[tuple[str, str]]:
     """A moment's detector params, checked at load (cheap); its `expected` line is scored by
-    `coach validate` only (expected_line_problem)."""
-    from scoring.detectors import check_detector_spec
-
+    `coach validate` only (coach.validation.expected_line_problem)."""
     card = scene.card_for(moment)
     found = []
     for criterion in card.criteria:
@@ -318,25 +306,10 @@ def _moment_problems(scene: Scene, moment: SceneMoment) -> list[tuple[str, str]]
     return found
 
 
-def expected_line_problem(scene: Scene, moment: SceneMoment) -> str | None:
-    """Why a moment's `expected` line does not meet its criteria, or None (an author's check, made
-    by `coach validate`, never when the library loads)."""
-    import scoring
-    from scoring.grammar import unparsed
-
-    with unparsed():  # as for cards: the phrase lists, not the 2 s it takes to load the parser
-        result = scoring.score(scene.card_for(moment), moment.id, moment.expected)
-    missed = [cid for cid, verdict in result.criteria.items() if not verdict.met]
-    if missed:
-        return (f"moment {moment.id!r}: the expected line does not meet {', '.join(missed)}; "
-                "reword it or add extra_patterns")
-    return None
-
-
-def expected_line(path: Path, moment_index: int) -> int:
+def expected_line(path: Path, moment_index: int, check_detector: DetectorCheck) -> int:
     """The line of a moment's `expected` field in a scene file (1 when it cannot be read again)."""
     try:
-        parsed = parse_scene(path, path.read_text(encoding="utf-8"), [])
+        parsed = parse_scene(path, path.read_text(encoding="utf-8"), [], check_detector)
     except (OSError, UnicodeDecodeError):
         return 1
     return parsed[1].line(("moments", moment_index, "expected")) if parsed is not None else 1

@@ -17,7 +17,8 @@ from pathlib import Path
 import scoring
 from coach import interviewer
 from coach.config import Settings, load_settings
-from coach.content import Card, Library, Persona, as_text
+from coach.content.schema import Card, Library, Persona
+from coach.content.text_input import as_text
 from coach.errors import (
     AnswerTooLongError,
     CoachError,

@@ -7,7 +7,7 @@ from __future__ import annotations
 from pydantic import BaseModel, Field
 
 import scoring
-from coach.content import Card
+from coach.content.schema import Card
 from coach.session import SessionView
 from coach.store import TurnKind
 from scoring import english

@@ -34,7 +34,7 @@ import time
 import wave
 from pathlib import Path
 
-from coach.content import Voice
+from coach.content.schema import Voice
 from coach.errors import SpeechSynthesisError
 
 CACHE_VERSION = 1

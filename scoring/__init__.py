@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from scoring.models import CriterionResult, FeedbackItem, PitfallHit, Scorecard, SpeechTiming, Structure
 
 if TYPE_CHECKING:
-    from coach.content import Card
+    from coach.content.schema import Card
 
 SCORER_RELEASE = "1.0.0"
 MAX_SCORED_CHARS = 20_000

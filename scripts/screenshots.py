@@ -24,7 +24,7 @@ def seed(data_dir: str) -> str:
     os.environ["COACH_DATA_DIR"] = data_dir
     sys.path.insert(0, str(ROOT))
     from coach.config import load_settings
-    from coach.content import default_library
+    from coach.library import default_library
     from coach.session import PracticeEngine
     from coach.store import Store
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from coach.content import load_library
+from coach.library import load_library
 
 REPO = Path(__file__).resolve().parent.parent
 COACH = str(REPO / ".venv" / "bin" / "coach")

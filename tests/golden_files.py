@@ -7,7 +7,7 @@ from functools import cache
 from pathlib import Path
 
 import scoring
-from coach.content import load_library
+from coach.library import load_library
 
 ROOT = Path(__file__).resolve().parent.parent
 GOLDEN = ROOT / "tests" / "golden"

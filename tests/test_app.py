@@ -171,7 +171,7 @@ def _start_interview():
 
 
 def _pending_turn(session_id):
-    from coach.content import default_library
+    from coach.library import default_library
     from coach.session import PracticeEngine
     from coach.store import open_store
 
@@ -208,7 +208,7 @@ def test_a_recording_is_scored_and_followed_up_at_once_then_corrected():
     audio = _wav_bytes(REPO / "tests/fixtures/audio/answer.flac")
     at.audio_input[0].set_value(("answer.wav", audio, "audio/wav")).run()
     assert not at.exception, at.exception
-    from coach.content import default_library
+    from coach.library import default_library
     from coach.session import PracticeEngine
     from coach.store import open_store
 
@@ -234,7 +234,7 @@ def test_a_recording_is_scored_and_followed_up_at_once_then_corrected():
 
 
 def _engine():
-    from coach.content import default_library
+    from coach.library import default_library
     from coach.session import PracticeEngine
     from coach.store import open_store
 

@@ -31,7 +31,6 @@ from conftest_audio import fixture, mono_wav, speech_model, wav_bytes  # noqa: E
 from coach import audio, stt  # noqa: E402
 from coach.cli import main as coach_main  # noqa: E402
 from coach.config import Environment, load_settings  # noqa: E402
-from coach.content import load_library  # noqa: E402
 from coach.errors import (  # noqa: E402
     AnswerTooLongError,
     AudioError,
@@ -45,6 +44,7 @@ from coach.errors import (  # noqa: E402
     StorageError,
     UnknownCardError,
 )
+from coach.library import load_library  # noqa: E402
 from coach.session import PracticeEngine  # noqa: E402
 from coach.store import Store, save_audio_file  # noqa: E402
 from tests.coach_cli import run  # noqa: E402
@@ -413,7 +413,7 @@ def test_unreadable_answer_file_is_one_line(flag, kind, tmp_path, capsys):
 
 
 def test_unreadable_answer_file_is_a_file_access_error(tmp_path):
-    from coach.content import read_utf8
+    from coach.content.text_input import read_utf8
 
     with pytest.raises(FileAccessError) as caught:
         read_utf8(tmp_path)
@@ -875,7 +875,7 @@ def test_a_huge_sparse_file_is_refused_from_its_header_and_size(head, message, t
 
 
 def test_the_engine_copies_a_recording_in_pieces_after_checking_it(tmp_path):
-    from coach.content import default_library
+    from coach.library import default_library
     from coach.session import PracticeEngine
 
     settings = dataclasses.replace(load_settings(), data_dir=tmp_path / "data",
@@ -907,7 +907,7 @@ def test_a_full_disk_as_a_session_starts_leaves_no_half_started_session(tmp_path
     from sqlalchemy import event
     from sqlalchemy.exc import OperationalError
 
-    from coach.content import default_library
+    from coach.library import default_library
     from coach.session import PracticeEngine
     from coach.store import Turn
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 import scoring
-from coach.content import load_library
+from coach.library import load_library
 from tests.conftest import REPO
 
 LIBRARY = load_library([REPO / "content"], [REPO / "personas"])

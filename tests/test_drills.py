@@ -9,8 +9,8 @@ import shutil
 
 import pytest
 
-from coach.content import default_library
 from coach.drills import MAX_LINE_WORDS, MIN_LINE_WORDS, lines_for
+from coach.library import default_library
 from tests.test_app import app, texts
 from tests.test_pronunciation import settings, speak  # noqa: F401 - the settings fixture
 

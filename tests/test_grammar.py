@@ -52,7 +52,7 @@ def test_one_label_in_prose_is_not_a_list():
 
 def _verdict(card_id, turn, text, criterion):
     import scoring
-    from coach.content import load_library
+    from coach.library import load_library
     from tests.conftest import REPO
 
     library = load_library([REPO / "content"], [REPO / "personas"])
@@ -137,7 +137,7 @@ def test_the_parser_model_is_the_pinned_wheel_that_was_read():
 
 def test_a_batch_parses_only_the_answers_that_need_the_grammar_and_scores_as_one_by_one():
     import scoring
-    from coach.content import default_library
+    from coach.library import default_library
     from scoring import grammar
 
     card = default_library().card("status-update")
@@ -184,7 +184,7 @@ def test_spoken_stand_up_lines_are_read_as_the_work_they_report(text, reading):
 )
 def test_the_story_says_who_did_what_and_a_target_noun_is_not_a_plan(text, criterion, met):
     import scoring
-    from coach.content import default_library
+    from coach.library import default_library
 
     card = default_library().card("gpu-cluster-optimization")
     assert scoring.score(card, None, text).criteria[criterion].met is met

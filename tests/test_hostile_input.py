@@ -237,7 +237,8 @@ def test_cards_still_lists_every_other_card(content):
 
 
 def test_oversized_content_file_is_one_problem(content):
-    from coach.content import MAX_CONTENT_BYTES, load_library
+    from coach.content.text_input import MAX_CONTENT_BYTES
+    from coach.library import load_library
 
     big = content / "meetings" / "big.md"
     big.write_text("---\nid: big\n---\n" + "x" * MAX_CONTENT_BYTES)
@@ -247,7 +248,7 @@ def test_oversized_content_file_is_one_problem(content):
 
 
 def test_harmless_aliases_still_load(tmp_path):
-    from coach.content import _parse_markdown
+    from coach.content.markdown import _parse_markdown
 
     problems = []
     parsed = _parse_markdown(tmp_path / "x.md", "---\nid: x\ntags: &t [a, b]\nmore: *t\n---\nbody\n", problems)
@@ -339,7 +340,7 @@ def test_practice_stops_when_its_database_is_deleted(tmp_path):
 def interrupted_session(tmp_path, card: str, status: str = "scored") -> str:
     """A session as kill -9 leaves it while the follow-up is being worded: the answer is scored
     (or refused), the next prompt never asked."""
-    from coach.content import default_library
+    from coach.library import default_library
     from coach.session import PracticeEngine
     from coach.store import Store
 
@@ -513,7 +514,7 @@ def open_page(page: str, env: dict, monkeypatch, **query):
 @pytest.mark.slow
 def test_an_image_in_a_worded_follow_up_is_never_rendered(tmp_path, monkeypatch):
     """The prompt as a prompt-injected model would have worded it (stored as asked)."""
-    from coach.content import default_library
+    from coach.library import default_library
     from coach.session import PracticeEngine
     from coach.store import Store
 
@@ -674,7 +675,7 @@ def test_practice_audio_given_a_folder_says_it_is_a_folder(tmp_path):
 
 @pytest.mark.slow
 def test_a_linked_pack_folder_is_loaded_and_a_link_loop_ends(content, tmp_path):
-    from coach.content import load_library
+    from coach.library import load_library
 
     elsewhere = tmp_path / "my-pack"
     shutil.move(str(content / "meetings"), elsewhere)

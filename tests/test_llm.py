@@ -19,8 +19,8 @@ from pathlib import Path
 import pytest
 
 from coach.config import REPO_ROOT, Settings
-from coach.content import load_library
 from coach.errors import LLMInvalidReplyError, LLMUnavailableError
+from coach.library import load_library
 from coach.llm import LLMInfo, complete_json, complete_text, is_configured, parse_json_reply
 from coach.llm_followup import NOTE_UNAVAILABLE, FollowUp, word_follow_up
 from coach.llm_judge import LLM_REASON_PREFIX, has_number, judge, verdict_schema
@@ -231,7 +231,7 @@ def test_without_a_configured_model_nothing_is_imported_or_called():
         "import sys\n"
         "from pathlib import Path\n"
         "from coach.config import Settings, REPO_ROOT\n"
-        "from coach.content import load_library\n"
+        "from coach.library import load_library\n"
         "from coach.llm_followup import word_follow_up\n"
         "from coach.llm_judge import judge\n"
         "import scoring\n"
@@ -918,7 +918,7 @@ def test_practice_prints_no_escape_sequence_from_the_model(monkeypatch, tmp_path
     import io
 
     from coach.cli import main
-    from coach.content import default_library
+    from coach.library import default_library
     from coach.session import PracticeEngine
     from coach.store import Store
 

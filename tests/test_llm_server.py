@@ -24,7 +24,7 @@ from pathlib import Path
 import pytest
 
 from coach.config import REPO_ROOT, Settings
-from coach.content import load_library
+from coach.library import load_library
 
 pytestmark = pytest.mark.llm_server
 

@@ -11,7 +11,7 @@ import pytest
 
 from coach import llm_suggest, personal
 from coach.config import load_settings
-from coach.content import library_for
+from coach.library import library_for
 from tests.test_llm import FakeOpenAI, closed_port, make_settings, mocked
 from tests.test_own_cards_app import app, texts
 

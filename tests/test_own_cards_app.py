@@ -41,7 +41,7 @@ def pending_draft(at):
 
 def engine():
     from coach.config import load_settings
-    from coach.content import library_for
+    from coach.library import library_for
     from coach.session import PracticeEngine
     from coach.store import open_store
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from coach.content import load_library
+from coach.library import load_library
 from coach.personal import RUBRICS
 from tests.coach_cli import run
 from tests.conftest import REPO
@@ -301,7 +301,7 @@ def test_each_rubric_practised_to_the_end_then_removed_with_history_readable(rub
     session is in History, and it still loads and reports once the card is removed."""
     from coach import personal
     from coach.config import load_settings
-    from coach.content import library_for
+    from coach.library import library_for
     from coach.report import history
     from coach.session import PracticeEngine
     from coach.store import open_store

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-import coach.content as content
-from coach.content import load_library
+import coach.content.loader as content
+from coach.library import load_library
 from coach.personal import CardSpec, render
 from tests.conftest import REPO
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from coach.cli import main
-from coach.content import load_library
+from coach.library import load_library
 from coach.scenes import timeline
 from tests.conftest import REPO
 

@@ -30,7 +30,7 @@ def imported_after(code: str) -> dict:
 
 @pytest.mark.slow
 def test_loading_the_library_imports_no_parser_no_inflection_tables_no_heavy_library():
-    loaded = imported_after("from coach.content import default_library\nassert default_library().cards")
+    loaded = imported_after("from coach.library import default_library\nassert default_library().cards")
     assert not any(loaded.values()), loaded
 
 
@@ -80,7 +80,7 @@ def test_a_library_loaded_again_adds_nothing_to_the_scorers_cache():
     detector params are cached by their content, not per loaded object."""
     import scoring
     from coach.config import load_settings
-    from coach.content import library_for
+    from coach.library import library_for
 
     answer = "For context, the billing export. I finished the schema. Next I'll add tests."
     cards = ("status-update", "polite-disagreement", "gpu-cluster-optimization")

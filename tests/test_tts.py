@@ -18,7 +18,7 @@ from conftest_audio import COACH, REPO  # noqa: E402
 
 from coach import tts  # noqa: E402
 from coach.config import load_settings  # noqa: E402
-from coach.content import Voice  # noqa: E402
+from coach.content.schema import Voice  # noqa: E402
 from coach.errors import CoachError  # noqa: E402
 
 pytestmark = pytest.mark.skipif(

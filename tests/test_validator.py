@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from coach.content import load_library
+from coach.library import load_library
 from tests.coach_cli import run
 from tests.conftest import REPO
 
@@ -137,8 +137,8 @@ def test_loading_scores_nothing_and_a_card_that_fails_scoring_does_not_take_anyt
     still scores."""
     import scoring
     from coach.config import load_settings
-    from coach.content import library_for
     from coach.errors import CoachError
+    from coach.library import library_for
     from coach.practice import Coach
     from coach.session import PracticeEngine
     from coach.store import Store

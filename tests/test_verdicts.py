@@ -11,7 +11,7 @@ from collections import defaultdict
 import pytest
 
 import scoring
-from coach.content import load_library
+from coach.library import load_library
 from scoring.regex import PatternError, WordPatterns, compile_pattern
 from tests.coach_cli import run
 from tests.conftest import REPO

@@ -6,7 +6,7 @@ import json
 
 from coach import personal
 from coach.config import load_settings
-from coach.content import library_for
+from coach.library import library_for
 
 
 def register(subparsers) -> None:

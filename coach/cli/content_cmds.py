@@ -7,7 +7,8 @@ import sys
 from pathlib import Path
 
 from coach.config import load_settings
-from coach.content import Card, library_for, load_library
+from coach.content.schema import Card
+from coach.library import library_for, load_library
 from coach.validation import scoring_problems
 
 

@@ -12,7 +12,7 @@ import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from coach.content import not_utf8, open_input, text_problem
+from coach.content.text_input import not_utf8, open_input, text_problem
 from coach.errors import CoachError, EmptyAnswerError
 
 # A line longer than this is reported and skipped unread (an answer is scored on its first
@@ -34,7 +34,7 @@ def add_text_source(parser, one: str) -> None:
 def run_texts(args, judge: Callable[[str, object], dict], noun: str) -> int:
     """One text (--text or --file) judged and printed as one JSON object, or a --jsonl batch of
     `noun` with each line's `id` echoed. `judge(text, id)` raises for an empty text."""
-    from coach.content import read_utf8
+    from coach.content.text_input import read_utf8
     from scoring import MAX_SCORED_CHARS
 
     if args.jsonl is None:

@@ -36,7 +36,7 @@ def register(subparsers) -> None:
 def run_meeting(args) -> int:
     from coach import meeting
     from coach.config import load_settings
-    from coach.content import library_for
+    from coach.library import library_for
 
     settings = load_settings()
     library = library_for(settings)

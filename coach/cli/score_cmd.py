@@ -8,8 +8,9 @@ from pathlib import Path
 import scoring
 from coach.cli import jsonl
 from coach.config import load_settings
-from coach.content import default_library, read_utf8, text_problem
+from coach.content.text_input import read_utf8, text_problem
 from coach.errors import CoachError, EmptyAnswerError
+from coach.library import default_library
 
 
 def register(subparsers) -> None:

@@ -9,8 +9,9 @@ from pathlib import Path
 from coach.access import LOCAL, Learner
 from coach.audio import check_recording_file
 from coach.config import load_settings
-from coach.content import as_text, default_library, not_utf8, text_problem
+from coach.content.text_input import as_text, not_utf8, text_problem
 from coach.errors import AnswerTooLongError, CoachError, ConcurrentAnswerError, EmptyAnswerError, KoreanAnswerError
+from coach.library import default_library
 from coach.llm import strip_controls
 from coach.practice import Coach, PracticeView, TurnStatus, zone
 from coach.report import history

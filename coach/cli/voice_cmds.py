@@ -102,7 +102,8 @@ def run_pronounce(args) -> int:
 def run_speak(args) -> int:
     from coach import tts
     from coach.config import load_settings
-    from coach.content import Voice, default_library
+    from coach.content.schema import Voice
+    from coach.library import default_library
 
     settings = load_settings()
     voice = Voice()
