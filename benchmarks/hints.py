@@ -85,8 +85,8 @@ def said_terms(text: str, vocabulary: list[str]) -> set[str]:
 def transcribe_all(lines: list[dict], cache: Path) -> None:
     from coach import stt
     from coach.config import load_settings
-    from coach.content import default_library
     from coach.errors import AudioError
+    from coach.library import default_library
     from coach.vocabulary import card_vocabulary
 
     settings = load_settings()
@@ -176,7 +176,7 @@ def tally(clips: list[dict], rule) -> dict:
 def score(lines: list[dict], cache: Path, grid: bool = False) -> None:
     from coach import audio as audio_mod
     from coach import hints
-    from coach.content import default_library
+    from coach.library import default_library
     from coach.stt import Transcript
     from coach.vocabulary import card_vocabulary, misheard_terms
 
@@ -287,7 +287,7 @@ def latency(cache: Path, repeat: int = 5) -> None:
     from coach import audio as audio_mod
     from coach import hints, stt
     from coach.config import load_settings
-    from coach.content import default_library
+    from coach.library import default_library
     from coach.vocabulary import MAX_TERMS, card_vocabulary, misheard_terms
 
     library = default_library()

@@ -399,6 +399,9 @@ def phrase_prons(words: list[str], limit: int = 4) -> tuple[str, ...]:
     return tuple(out)
 
 
+_Slot = list[tuple[tuple[str, ...], float]]  # one place in a decode: the word sequences it may hold, with priors
+
+
 def forced_choice(samples: np.ndarray, before: list[str], options: list[list[str]], after: list[str],
                   priors: list[float]) -> int | None:
     """Which of `options` (each a list of written words that may have been said in one place,
@@ -418,7 +421,8 @@ def forced_choice(samples: np.ndarray, before: list[str], options: list[list[str
     with _lock:
         for silence in SILENCE_PROBABILITIES:
             dec = _get_decoder(silence)
-            around = [[[((dec.name(p),), 1.0) for p in said_as(w)] for w in side] for side in (before, after)]
+            around: list[list[_Slot]] = [[[((dec.name(p),), 1.0) for p in said_as(w)] for w in side]
+                                        for side in (before, after)]
             head, tail = ([slot for slot in side if slot] for side in around)
             owner: dict[str, int] = {}
             choice: list[tuple[tuple[str, ...], float]] = []
