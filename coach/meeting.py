@@ -524,6 +524,10 @@ class LiveMeeting:
                               self.closed.get(w.id, round(w.closes + self.shift, 2))) for w in self.windows]
             return lines, windows
 
+    def bridge(self) -> FrameBridge:
+        """The WebRTC audio callback that plays this meeting (one per connection)."""
+        return FrameBridge(self)
+
     def close(self) -> None:
         if self._pool is not None:
             self._pool.shutdown(wait=False, cancel_futures=True)
@@ -579,3 +583,94 @@ class FrameBridge:
         out.pts = frame.pts
         out.time_base = frame.time_base
         return out
+
+
+# --- views for the app (coach.practice.Coach returns them) ---------------------------------------
+
+
+@dataclass(frozen=True)
+class MomentView:
+    id: str
+    label: str
+    label_ko: str
+    expected: str
+    tip: str
+    tip_ko: str
+
+
+@dataclass(frozen=True)
+class SceneView:
+    """A scene as the Meeting page offers it."""
+
+    id: str
+    title: str
+    title_ko: str
+    level: str
+    situation: str
+    key_phrases: str
+    people: tuple[tuple[str, str], ...]  # (persona id, name)
+    moments: tuple[MomentView, ...]
+
+    def name(self, speaker: str) -> str:
+        if speaker == LEARNER:
+            return "You"
+        return dict(self.people).get(speaker, speaker)
+
+
+@dataclass(frozen=True)
+class CriterionResult:
+    id: str
+    label: str
+    label_ko: str
+    met: bool
+    evidence: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class MomentResult:
+    """One moment as `coach meeting --format json` reports it, with what the page says about it."""
+
+    moment: MomentView
+    t: float
+    waited_s: float | None
+    overlap_s: float
+    said: str
+    criteria: tuple[CriterionResult, ...]
+
+    @property
+    def met(self) -> bool:
+        return all(c.met for c in self.criteria)
+
+
+@dataclass(frozen=True)
+class MeetingResult:
+    """A played scene: `data` is exactly the `coach meeting --scene --format json` result."""
+
+    scene: SceneView
+    data: dict
+    moments: tuple[MomentResult, ...]
+    events: tuple[Caption, ...]
+
+
+def scene_view(scene: Scene, personas: dict[str, Persona]) -> SceneView:
+    return SceneView(
+        id=scene.id, title=scene.title, title_ko=scene.title_ko, level=scene.level,
+        situation=scene.sections.get("Situation", ""), key_phrases=scene.sections.get("Key phrases", ""),
+        people=tuple((p, personas[p].name if p in personas else p) for p in scene.personas),
+        moments=tuple(MomentView(m.id, m.label, m.label_ko, m.expected, m.tip, m.tip_ko) for m in scene.moments),
+    )
+
+
+def result_view(scene: Scene, personas: dict[str, Persona], data: dict) -> MeetingResult:
+    """The page's view of a `judge` result."""
+    view = scene_view(scene, personas)
+    moments = []
+    for moment, found in zip(view.moments, data["moments"], strict=True):
+        card = scene.card_for(scene.moment(moment.id))
+        labels = {c.id: (c.label, c.label_ko) for c in card.criteria}
+        criteria = tuple(CriterionResult(cid, *labels.get(cid, (cid, cid)), v["met"], tuple(v["evidence"]))
+                         for cid, v in found["criteria"].items())
+        moments.append(MomentResult(moment, found["t"], found["waited_s"], found["overlap_s"], found["said"],
+                                    criteria))
+    events = tuple(Caption(e["t"], e["speaker"], e["text"]) for e in data["events"])
+    return MeetingResult(view, data, tuple(moments), events)

@@ -17,14 +17,15 @@ from dataclasses import dataclass, replace
 from functools import cached_property
 from types import MappingProxyType
 
-from coach import access, interviewer, llm_rewrite, llm_suggest, personal, report, stt, tts
+from coach import access, interviewer, llm_rewrite, llm_suggest, meeting, personal, report, stt, tts
 from coach.access import Learner
 from coach.audio import FrameResampler, format_seconds
 from coach.config import Settings, load_settings
 from coach.content import REMOVED_FOLDER, Card, Library, Persona, Voice, load_library, markdown_files
 from coach.drills import DrillLine, lines_for, read_aloud
-from coach.errors import CoachError
+from coach.errors import CoachError, ContentError
 from coach.llm_judge import LLM_REASON_PREFIX
+from coach.meeting import LEARNER, LiveMeeting, MeetingNow, MeetingResult, SceneView
 from coach.progress import (
     counted,
     criterion_progress,
@@ -70,6 +71,7 @@ __all__ = [
     "load_library", "load_settings", "markdown_files", "open_store", "personal",
     "report", "say_again", "session_label", "slow_voice", "stt", "tts", "weak_skills", "word_clip",
     "words_to_practise", "zone",
+    "LEARNER", "LiveMeeting", "MeetingNow", "MeetingResult", "SceneView",
 ]
 
 
@@ -345,3 +347,45 @@ class Coach:
     def _after(self, result: TurnResult) -> PracticeView:
         assert result.session is not None  # every gesture returns the session it kept current
         return self._with_progress(present(result.session, result))
+
+    # --- meeting scenes (the Meeting page; `coach meeting` plays them with coach.meeting too) --------
+
+    def meeting_scenes(self) -> tuple[SceneView, ...]:
+        """The multi-party meeting scenes, as the Meeting page offers them (by id)."""
+        library = self.library
+        return tuple(meeting.scene_view(library.scenes[sid], library.personas) for sid in sorted(library.scenes))
+
+    def _scene(self, scene_id: str):
+        if scene_id not in self.library.scenes:
+            raise ContentError(f"unknown scene {scene_id!r}")
+        return self.library.scenes[scene_id]
+
+    def speech_model(self):
+        """The speech model the live meeting hears the learner with (the page keeps it loaded)."""
+        return stt.load_model(self.settings)
+
+    def join_meeting(self, scene_id: str, model) -> LiveMeeting:
+        """A scene to play live: every persona line spoken in its persona's voice, ready to step;
+        its `bridge()` is the WebRTC audio callback, its `now()` what the page shows.
+        SpeechSynthesisError when text-to-speech is missing."""
+        scene = self._scene(scene_id)
+        voices = meeting.line_samples(scene, self.library.personas, self.settings)
+        return LiveMeeting(scene, self.library.personas, voices, meeting.hearing(model))
+
+    def meeting_result(self, live: LiveMeeting, model) -> MeetingResult:
+        """A live meeting judged on the timeline as it was played (`coach meeting`'s judging)."""
+        lines, windows = live.played()
+        live.close()
+        data = meeting.judge_samples(live.scene, lines, windows, live.recording(), model)
+        return meeting.result_view(live.scene, self.library.personas, data)
+
+    def meeting_audio(self, scene_id: str) -> bytes:
+        """The personas' side of a scene as one WAV, to play while recording it in one piece."""
+        return meeting.personas_audio(self._scene(scene_id), self.library.personas, self.settings)
+
+    def play_meeting(self, scene_id: str, audio) -> MeetingResult:
+        """A recording of the whole scene (silence where the learner listens) judged as
+        `coach meeting --scene ID --audio FILE` judges it."""
+        scene = self._scene(scene_id)
+        data = meeting.play(scene, self.library.personas, audio, self.settings)
+        return meeting.result_view(scene, self.library.personas, data)
