@@ -534,10 +534,12 @@ class LiveMeeting:
 
 
 def hearing(model):
-    """`LiveMeeting`'s `hear`: the text of the learner's turn so far, decoded with `model`."""
+    """`LiveMeeting`'s `hear`: the text of the learner's turn so far, decoded with `model`
+    greedily (only its last word and punctuation matter here, and the scene waits for it; the
+    result is decoded again, as `coach meeting` does)."""
     from coach.stt import DecodeOptions, SpeechWindow, decode_speech
 
-    options = DecodeOptions()
+    options = DecodeOptions(beam_size=1, temperatures=(0.0,))
 
     def hear(samples) -> str:
         if len(samples) == 0:
