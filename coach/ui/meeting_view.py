@@ -93,13 +93,24 @@ def captions_md(scene: SceneView, now: MeetingNow, korean: bool) -> str:
     return "\n\n".join(rows)
 
 
+def compact_intro(scene: SceneView, korean: bool) -> None:
+    """While the call runs: the moments in one line, so the captions fit a phone's screen."""
+    st.caption("**Your moments:** " + " · ".join(escape_md(m.label) for m in scene.moments))
+
+
 def play_live(coach: Coach, scene: SceneView, korean: bool) -> bool:
-    """The scene over one WebRTC connection. Returns False when live audio is not possible here."""
+    """The scene over one WebRTC connection, under the scene's introduction (shortened while the
+    call runs). Returns False when live audio is not possible here (the full introduction shown)."""
+    head = st.container()
     if not _live_possible():
+        with head:
+            intro(scene, korean)
         return False
     try:
         model = speech_model(coach)
     except CoachError as exc:
+        with head:
+            intro(scene, korean)
         st.error(f"{exc} Record the scene in one piece below instead.")
         return False
     attempt = st.session_state.setdefault(ATTEMPT, {}).get(scene.id, 0)
@@ -111,6 +122,8 @@ def play_live(coach: Coach, scene: SceneView, korean: bool) -> bool:
             with st.spinner("Preparing the voices …"):
                 live = coach.join_meeting(scene.id, model)
         except CoachError as exc:
+            with head:
+                intro(scene, korean)
             st.error(f"{exc} The scene cannot be played here.")
             return True
         entry = lives[key] = {"live": live, "bridge": live.bridge()}
@@ -126,6 +139,8 @@ def play_live(coach: Coach, scene: SceneView, korean: bool) -> bool:
         rtc_configuration={"iceServers": []},  # local: no STUN/TURN server is reached
         translations={"start": "Join the meeting", "stop": "Leave the meeting"},
     )
+    with head:
+        (compact_intro if ctx.state.playing else intro)(scene, korean)
     shown = st.empty()
     tick = st.empty()
     last = None

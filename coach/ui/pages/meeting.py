@@ -28,6 +28,5 @@ if done is not None:
     meeting_view.result(done, korean)
     meeting_view.again(scene)
 else:
-    meeting_view.intro(scene, korean)
     live = meeting_view.play_live(coach, scene, korean)
     meeting_view.play_in_one_piece(coach, scene, korean, live)
