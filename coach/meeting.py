@@ -298,6 +298,7 @@ SPEECH_RMS = 0.01  # a chunk of the microphone this loud (about -40 dBFS) is the
 DECODE_AFTER_S = 0.4  # after a pause this long, what the learner said so far is decoded (turn_patience)
 RESUME_S = 0.3  # after the learner's turn the next persona line starts this soon after anyone stops
 END_TAIL_S = 1.0  # the scene is over this long after its last line ends
+ONSET_GAP_S = 0.3  # speech after a quiet stretch this long starts anew (for when a turn may start)
 _EPS = 1e-6
 
 
@@ -369,6 +370,7 @@ class LiveMeeting:
         self.turns: dict[str, _Turn] = {}
         self._turn: _Turn | None = None
         self._voiced_at: float | None = None  # the end of the learner's last loud chunk
+        self._onset = 0.0  # when the learner's current stretch of speech began
         self.over = False
 
     # -- time -------------------------------------------------------------------------------
@@ -397,6 +399,8 @@ class LiveMeeting:
             dt = mic.size / self.rate
             self._chunks.append(mic)
             if mic.size and float(np.sqrt(np.mean(np.square(mic, dtype=np.float64)))) >= SPEECH_RMS:
+                if self._voiced_at is None or now - self._voiced_at >= ONSET_GAP_S:
+                    self._onset = now  # speech starts again after a pause
                 self._voiced_at = now + dt
                 self._heard(now)
             self._schedule(now, dt)
@@ -417,7 +421,8 @@ class LiveMeeting:
         """A loud chunk: the learner's turn starts in an open moment, or goes on."""
         if self._turn is None:
             moment = self._open_window(now)
-            if moment is not None and moment not in self.turns:
+            # speech begun well before the moment opened is not a turn in it (`assign` agrees)
+            if moment is not None and moment not in self.turns and self._onset >= self.opened[moment] - EARLY_S:
                 self._turn = self.turns[moment] = _Turn(moment, now, now)
         if self._turn is not None:
             self._turn.speech_end = self._voiced_at or now

@@ -163,3 +163,14 @@ def test_the_played_timeline_is_judged_by_the_same_code_as_coach_meeting(library
     assert first["overlap_s"] == pytest.approx(2.0, abs=0.05)  # Sofia was still talking
     assert first["criteria"]["appropriate"]["met"]
     assert windows[1].opens < give.opens  # the rest of the scene came sooner
+
+
+def test_speech_begun_before_the_moment_opened_is_not_a_turn_in_it(library):
+    scene = library.scenes["standup-late-joiner"]
+    nominal_lines, nominal_windows = timeline(scene, library.personas)
+    opens = nominal_windows[0].opens
+    # talking over the end of Anya's question and on: the scene does not wait for it
+    meeting, _ = _play(scene, library.personas, [(opens - 2.0, opens + 1.0, "Yes, so about my part.")])
+    lines, windows = meeting.played()
+    assert lines[1].start == pytest.approx(nominal_lines[1].start, abs=0.03)
+    assert not meeting.turns

@@ -7,8 +7,9 @@ The learner's side is made by playing the scene offline with the same core (Live
 persona line spoken by espeak-ng as in the app): the learner speaks `LEAD_S` after each of their
 moments opens. Offline, each turn ends on the longest patience (`UNFINISHED_PAUSE_S`); in the
 browser it ends sooner or as late (a complete sentence, once decoded), so a later moment opens
-there no later than offline, while the connection loses 0.3-2.5 s of the microphone's start: the
-speech lands in each moment's window either way. What the recogniser makes of espeak-ng through
+there no later than offline (up to 1.7 s sooner), while the connection loses 0.3-3.5 s of the
+microphone's start (a cold server on a loaded machine): the speech lands in each moment's window
+either way. What the recogniser makes of espeak-ng through
 the call is not asserted beyond a word of each line (scoring is tested in tests/test_meeting*.py)."""
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ pytestmark = pytest.mark.e2e
 
 RATE = 16_000
 CHUNK = 320
-LEAD_S = 2.5  # the learner starts speaking this long after a moment opens
+LEAD_S = 3.0  # the learner starts speaking this long after a moment opens
 
 
 def _speech(text: str, folder: Path) -> np.ndarray:
