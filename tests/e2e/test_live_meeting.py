@@ -31,7 +31,7 @@ pytestmark = pytest.mark.e2e
 
 RATE = 16_000
 CHUNK = 320
-LEAD_S = 3.0  # the learner starts speaking this long after a moment opens
+LEAD_S = 3.5  # the learner starts speaking this long after a moment opens
 
 
 def _speech(text: str, folder: Path) -> np.ndarray:
