@@ -82,15 +82,28 @@ def captions_md(scene: SceneView, now: MeetingNow, korean: bool) -> str:
             text = text or "…"
             mark = " 🎙️" if caption.speaking else ""
         rows.append(f"`{caption.t:4.0f}s` **{escape_md(scene.name(caption.speaker))}**{mark}: {text}")
-    if now.moment is not None:
-        moment = next(m for m in scene.moments if m.id == now.moment)
-        cue = "🎙️ **Your moment:** " + escape_md(moment.label)
-        if korean:
-            cue += f" · {escape_md(moment.label_ko)}"
-        rows.append(f"> {cue}  \n> " + ("*Listening …*" if now.learner_speaking else "*Speak now.*"))
-    elif not now.started:
+    if now.moment is None and not now.started:
         rows.append("⏳ *Connecting …*")
     return "\n\n".join(rows)
+
+
+def cue_md(scene: SceneView, now: MeetingNow, korean: bool) -> str | None:
+    """What the learner should do in the open moment (None when no moment is open)."""
+    if now.moment is None:
+        return None
+    moment = next(m for m in scene.moments if m.id == now.moment)
+    cue = "🎙️ **Your moment:** " + escape_md(moment.label)
+    if korean:
+        cue += f" · {escape_md(moment.label_ko)}"
+    return f"> {cue}  \n> " + ("*Listening …*" if now.learner_speaking else "*Speak now.*")
+
+
+def cue_key(moment_id: str, state: str, render: int) -> str:
+    """The key of the container the cue is shown in: its CSS class `st-key-meeting-cue-<moment>-<state>--<n>`
+    (state: `speak` or `listening`) marks the open moment for the browser tests. `render` counts
+    the captions shown in this run (a key may be used once per run; the cue is shown again as
+    the captions change)."""
+    return f"meeting-cue-{moment_id}-{state}--{render}"
 
 
 def compact_intro(scene: SceneView, korean: bool) -> None:
@@ -144,11 +157,19 @@ def play_live(coach: Coach, scene: SceneView, korean: bool) -> bool:
     shown = st.empty()
     tick = st.empty()
     last = None
+    renders = 0
     while ctx.state.playing:
         now = live.now()
         if now != last:
             last = now
-            shown.markdown(captions_md(scene, now, korean))
+            renders += 1
+            with shown.container():
+                st.markdown(captions_md(scene, now, korean))
+                cue = cue_md(scene, now, korean)
+                if cue is not None:
+                    state_name = "listening" if now.learner_speaking else "speak"
+                    with st.container(key=cue_key(now.moment, state_name, renders)):
+                        st.markdown(cue)
         else:
             tick.empty()  # touching the page lets a rerun (Leave) start at once
         if now.over:

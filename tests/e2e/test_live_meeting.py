@@ -1,75 +1,79 @@
 """The Live meeting page in a real browser, one test per scene: Debian's chromium joins the call
-with a fake microphone that plays the learner's side (espeak-ng speech made here, silence where
-they listen); the personas' voices come back over the same connection, the turns end on silence
-alone (no click after "Join the meeting"), and the page shows the result of each moment.
+with a microphone the test controls, the personas' voices come back over the same connection,
+the turns end on silence alone (no click after "Join the meeting"), and the page shows the
+result of each moment.
 
-The learner's side is made by playing the scene offline with the same core (LiveMeeting, each
-persona line spoken by espeak-ng as in the app): the learner speaks `LEAD_S` after each of their
-moments opens. Offline, each turn ends on the longest patience (`UNFINISHED_PAUSE_S`); in the
-browser it ends sooner or as late (a complete sentence, once decoded), so a later moment opens
-there no later than offline (up to 1.7 s sooner), while the connection loses 0.3-3.5 s of the
-microphone's start (a cold server on a loaded machine): the speech lands in each moment's window
-either way. What the recogniser makes of espeak-ng through
-the call is not asserted beyond a word of each line (scoring is tested in tests/test_meeting*.py)."""
+The microphone (`MICROPHONE`, an init script): `getUserMedia` returns the stream of an
+AudioContext's MediaStreamDestination, silent until `__say(base64 WAV)` plays a clip into it.
+The test waits for the page's own cue that a moment is open ("Your moment: … Speak now.", in a
+container keyed `meeting-cue-<moment>-speak--<n>`) and only then says that moment's line
+(espeak-ng, made here): the speech starts inside its moment however much of the connection's
+start was lost. What the recogniser makes of espeak-ng through the call is not asserted beyond
+a word of each line (scoring is tested in tests/test_meeting*.py)."""
 
 from __future__ import annotations
 
+import base64
 import re
 import shutil
 import subprocess
-import wave
 from pathlib import Path
 
-import numpy as np
 import pytest
 
-from coach.meeting import LiveMeeting, line_samples
-from tests.conftest_audio import decode_int16, resample_int16
 from tests.e2e.conftest import CHROMIUM, launch_local, local_only
 
 pytestmark = pytest.mark.e2e
 
-RATE = 16_000
-CHUNK = 320
-LEAD_S = 3.5  # the learner starts speaking this long after a moment opens
+# Every frame's microphone: an AudioContext's MediaStreamDestination (silence while nothing
+# plays); `__say(b64)` decodes a WAV and plays it into it, resolving once it has been played.
+MICROPHONE = """
+(() => {
+  if (!window.MediaDevices || !window.AudioContext) return;
+  let mic = null;
+  const open = () => {
+    if (mic === null) {
+      const ctx = new AudioContext();
+      mic = {ctx, destination: ctx.createMediaStreamDestination()};
+      // silence, always playing: a destination with nothing playing into it sends no audio
+      const silence = ctx.createConstantSource();
+      silence.offset.value = 0;
+      silence.connect(mic.destination);
+      silence.start();
+    }
+    return mic;
+  };
+  window.__say = async (b64) => {
+    const {ctx, destination} = open();
+    await ctx.resume();
+    const bytes = Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
+    const source = ctx.createBufferSource();
+    source.buffer = await ctx.decodeAudioData(bytes.buffer);
+    source.connect(destination);
+    await new Promise((done) => { source.onended = done; source.start(); });
+    return source.buffer.duration;
+  };
+  MediaDevices.prototype.getUserMedia = async function (constraints) {
+    if (constraints && constraints.video) throw new DOMException("no camera here", "NotFoundError");
+    const {ctx, destination} = open();
+    await ctx.resume();
+    window.__micOpened = (window.__micOpened || 0) + 1;
+    return new MediaStream(destination.stream.getAudioTracks());
+  };
+})();
+"""
 
 
-def _speech(text: str, folder: Path) -> np.ndarray:
-    out = folder / f"{abs(hash(text))}.wav"
+def _spoken(text: str, folder: Path, name: str) -> str:
+    """`text` said by espeak-ng, as a base64 WAV for `__say`."""
+    out = folder / f"{name}.wav"
     subprocess.run(["espeak-ng", "-v", "en-us", "-s", "160", "-w", str(out), text], check=True)
-    samples, rate = decode_int16(out)
-    return resample_int16(samples, rate, RATE).astype(np.float32) / 32768.0
+    return base64.b64encode(out.read_bytes()).decode("ascii")
 
 
-def learner_side(scene, personas, folder: Path) -> Path:
-    """The learner's microphone for `scene`: each moment's expected line, `LEAD_S` after the moment
-    opens in the scene as LiveMeeting plays it; silence elsewhere; a WAV in `folder`."""
-    said = {m.id: _speech(m.expected, folder) for m in scene.moments}
-    # every turn heard as unfinished: it ends as late as a live turn can (UNFINISHED_PAUSE_S)
-    live = LiveMeeting(scene, personas, line_samples(scene, personas), lambda _: "and", background=False)
-    starts: dict[str, int] = {}
-    mic = []
-    while not live.over and live.t < 180:
-        for moment_id, opened in live.opened.items():
-            starts.setdefault(moment_id, int((opened + LEAD_S) * RATE))
-        at = live.samples_in
-        chunk = np.zeros(CHUNK, dtype=np.float32)
-        for moment_id, start in starts.items():
-            speech = said[moment_id]
-            if start < at + CHUNK and at < start + len(speech):
-                lo, hi = max(start, at), min(start + len(speech), at + CHUNK)
-                chunk[lo - at:hi - at] += speech[lo - start:hi - start]
-        live.step(chunk)
-        mic.append(chunk)
-    assert live.over and set(starts) == {m.id for m in scene.moments}
-    samples = np.concatenate([*mic, np.zeros(5 * RATE, dtype=np.float32)])
-    path = folder / f"{scene.id}.wav"
-    with wave.open(str(path), "wb") as out:
-        out.setnchannels(1)
-        out.setsampwidth(2)
-        out.setframerate(RATE)
-        out.writeframes((np.clip(samples, -1, 1) * 32767).astype("<i2").tobytes())
-    return path
+def _cue(page, moment_id: str):
+    """The page's cue that `moment_id` is open and waits for the learner to speak."""
+    return page.locator(f'[class*="st-key-meeting-cue-{moment_id}-speak--"]').first
 
 
 @pytest.mark.parametrize("scene_id", ["standup-late-joiner", "plan-review-disagree", "talking-at-once"])
@@ -80,10 +84,9 @@ def test_a_scene_played_hands_free_shows_each_moment_result(app_url, library, tm
         pytest.fail("espeak-ng is missing; scripts/rehearse.sh test installs it")
     assert Path(CHROMIUM).exists(), "Debian chromium is missing; scripts/rehearse.sh test installs it"
     scene = library.scenes[scene_id]
-    audio = learner_side(scene, library.personas, tmp_path)
+    said = {m.id: _spoken(m.expected, tmp_path, m.id) for m in scene.moments}
     flags = [
-        "--use-fake-device-for-media-stream", "--use-fake-ui-for-media-stream",
-        f"--use-file-for-fake-audio-capture={audio}%noloop", "--allow-loopback-in-peer-connection",
+        "--use-fake-ui-for-media-stream", "--allow-loopback-in-peer-connection",
         "--autoplay-policy=no-user-gesture-required",
         "--disable-background-networking", "--disable-component-update", "--disable-sync",
         "--no-first-run", "--disable-quic", "--no-sandbox", "--disable-gpu",
@@ -91,15 +94,22 @@ def test_a_scene_played_hands_free_shows_each_moment_result(app_url, library, tm
     with sync_playwright() as playwright:
         browser = launch_local(playwright, args=flags)
         context = browser.new_context(permissions=["microphone"], viewport={"width": 1400, "height": 1000})
+        context.add_init_script(MICROPHONE)
         blocked = local_only(context)
         page = context.new_page()
         page.set_default_timeout(120_000)
         page.goto(f"{app_url}/meeting?scene={scene_id}")
         expect(page.get_by_text("Your moments").first).to_be_visible()
         page.frame_locator('iframe[title*="webrtc"]').first.get_by_role("button", name="Join the meeting").click()
+        microphone = page.locator('iframe[title*="webrtc"]').first.element_handle().content_frame()
         first_speaker = dict(scene_view_people(library, scene))[scene.lines[0].speaker]
         expect(page.get_by_text(f"{first_speaker}").first).to_be_visible()
-        # no other click: the scene plays, each turn ends on silence, and the result comes by itself
+        # no other click: the learner speaks once each moment's cue shows, the scene goes on when
+        # they stop, and the result comes by itself
+        for moment in scene.moments:
+            expect(_cue(page, moment.id)).to_be_attached(timeout=120_000)
+            assert microphone.evaluate("b64 => window.__say(b64)", said[moment.id]) > 0.5
+        assert microphone.evaluate("() => window.__micOpened") == 1
         page.wait_for_function(
             "(n) => document.body.innerText.includes('How the meeting went') "
             "&& document.body.innerText.includes('Play the scene again')"
