@@ -51,7 +51,10 @@ def test_the_result_shows_each_moment_with_timing_words_and_evidence(library):
     first = windows[0]
     said = "I can go first, if that's okay."
     data = judge(scene, lines, windows, [Stretch(first.opens + 1.0, first.opens + 3.0, said, first.opens + 1.2)])
-    at = _page("standup-late-joiner", **{"meeting-results": {scene.id: result_view(scene, library.personas, data)}})
+    from coach.ui.state import PAGE, MeetingState, PageState
+
+    kept = PageState(meeting=MeetingState(results={scene.id: result_view(scene, library.personas, data)}))
+    at = _page("standup-late-joiner", **{PAGE: kept})
     assert not at.exception, at.exception
     body = texts(at)
     assert "1 of 2 moments" in body
