@@ -59,6 +59,7 @@ class Found:
     weight: float
     marker: bool = True
     impolite: bool = False
+    cue: str = ""  # the parsed cue that found it (politeness.yaml, `parsed_cues`), if one did
 
     def to_json_dict(self) -> dict:
         return {"name": self.name, "evidence": self.evidence}
@@ -211,6 +212,12 @@ def parsed_cues() -> tuple[Cue, ...]:
     return tuple(out)
 
 
+@cache
+def mild_cues() -> frozenset[str]:
+    """Cues marked `mild`: impolite, but the line still does its move ("Fine, go ahead.")."""
+    return frozenset(c.name for c in parsed_cues() if c.spec.get("mild"))
+
+
 def _lower_words(text: str) -> list[str]:
     return [w.lower().replace("’", "'") for w in _WORD.findall(text)]
 
@@ -338,14 +345,14 @@ def _cue_found(cue: Cue, answer: Answer, found_names: set[str]) -> Found | None:
         test = _only_words if cue.rule == "only_words" else _reluctant
         for sentence in answer.sentences:
             if test(cue, sentence):
-                return Found(cue.reports, sentence.text, sentence.start, 0.0, marker=False, impolite=True)
+                return Found(cue.reports, sentence.text, sentence.start, 0.0, marker=False, impolite=True, cue=cue.name)
         return None
     if cue.rule == "sarcastic_praise":
         trigger = cue.words("trigger")
         for sentence in answer.sentences:
             others = " ".join(s.text for s in answer.sentences if s is not sentence and not s.text.rstrip().endswith("?"))
             if _praise_only(cue, sentence) and set(_lower_words(others)) & trigger:
-                return Found(cue.reports, sentence.text, sentence.start, 0.0, marker=False, impolite=True)
+                return Found(cue.reports, sentence.text, sentence.start, 0.0, marker=False, impolite=True, cue=cue.name)
         return None
     rule = _RULES[cue.rule]
     for clause in answer.grammar:
@@ -353,7 +360,7 @@ def _cue_found(cue: Cue, answer: Answer, found_names: set[str]) -> Found | None:
             sentence = answer.sentence_at(clause.position)
             if sentence is None:
                 return None
-            return Found(cue.reports, sentence.text, sentence.start, 0.0, marker=False, impolite=True)
+            return Found(cue.reports, sentence.text, sentence.start, 0.0, marker=False, impolite=True, cue=cue.name)
     return None
 
 
