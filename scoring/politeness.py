@@ -236,7 +236,9 @@ def _listener_does(cue: Cue, answer: Answer, clause) -> bool:
         return False
     if clause.question or clause.words & cue.words("unless"):
         return False
-    return bool(clause.words & cue.words("adverbs") or (clause.verb_negated and clause.verb in cue.words("verbs")))
+    if clause.words & cue.words("adverbs"):
+        return True
+    return clause.negated and bool(clause.verb in cue.words("verbs") or clause.words & cue.words("negated_adverbs"))
 
 
 def _yours_is_bad(cue: Cue, answer: Answer, clause) -> bool:

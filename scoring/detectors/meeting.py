@@ -83,13 +83,13 @@ def lemma_words(text: str) -> list[str]:
 
 @cache
 def _class_regex(name: str):
-    """One word class as a regex over a space-joined lemma string: each entry's words in order,
-    at most one other word between them ("do not quite catch")."""
+    """One word class as a regex over a space-joined lemma string: each entry's words in order and
+    next to each other; "..." in an entry lets one other word in ("not ... catch": "didn't quite catch")."""
     entries = pattern_data("meeting")["word_classes"][name]
     alternatives = []
     for entry in entries:
-        words = [re2.escape(w) for w in lemma_words(str(entry))]
-        alternatives.append(r"(?: \S+)? ".join(words))
+        parts = [" ".join(re2.escape(w) for w in lemma_words(part)) for part in str(entry).split("...")]
+        alternatives.append(r"(?: \S+)? ".join(p for p in parts if p))
     return re2.compile(r"(?: |^)(?:" + "|".join(alternatives) + r")(?: |$)")
 
 
