@@ -183,7 +183,7 @@ def _led_in_command(answer: Answer, clause, spec: dict) -> bool:
 
 _WORD = re2.compile(r"[A-Za-z]+(?:['’][A-Za-z]+)?")
 _CONDITIONAL = re2.compile(r"(?i)\b(?:if|unless|whether|when|once)\b[^,.;!?]*$")
-_EVEN_SO = re2.compile(r"(?i)\beven (?:so|if|though|when|more|less|better|worse|faster|further)\b")
+_EVEN_SO = re2.compile(r"\b[Ee]ven (?:so|if|though|when|more|less|better|worse|faster|further|to|the|a|an|for|in|on|at|with)\b|\beven [A-Z]")
 
 
 @dataclass(frozen=True)
@@ -236,8 +236,10 @@ def _listener_does(cue: Cue, answer: Answer, clause) -> bool:
         return False
     if clause.question or clause.words & cue.words("unless"):
         return False
-    if clause.words & cue.words("adverbs"):
-        return True
+    if _EVEN_SO.search(_sentence_text(answer, clause)):
+        return False  # "even though you didn't …" concedes, it does not judge
+    if clause.words & cue.words("adverbs") and clause.tense in {"present", "future"}:
+        return True  # a habit ("you always do that"), not one past event ("you never created the page")
     return clause.negated and bool(clause.verb in cue.words("verbs") or clause.words & cue.words("negated_adverbs"))
 
 
@@ -268,7 +270,8 @@ def _rhetorical(cue: Cue, answer: Answer, clause) -> bool:
 
 def _negated_anyway(cue: Cue, answer: Answer, clause) -> bool:
     words = _lower_words(_sentence_text(answer, clause))
-    return bool(words) and words[-1] == "anyway" and clause.negated and "anyway" in clause.words
+    return (bool(words) and words[-1] == "anyway" and clause.negated and "anyway" in clause.words
+            and clause.subject == "listener")
 
 
 def _own_turn(cue: Cue, answer: Answer, clause) -> bool:
@@ -285,8 +288,10 @@ def _own_turn(cue: Cue, answer: Answer, clause) -> bool:
 
 
 def _let_me(cue: Cue, answer: Answer, clause) -> bool:
+    """"Let me finish." said as a demand: nothing after the verb but a word or two ("now", "first")."""
+    after = _lower_words(answer.text[clause.position : clause.sentence[1]])[1:]
     return clause.verb in cue.words("verbs") and clause.subject_text.lower() == "me" and not clause.question and (
-        "let" in _lower_words(answer.text[clause.sentence[0] : clause.position])[-2:])
+        "let" in _lower_words(answer.text[clause.sentence[0] : clause.position])[-2:]) and len(after) <= 1
 
 
 _RULES = {
