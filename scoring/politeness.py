@@ -183,7 +183,8 @@ def _led_in_command(answer: Answer, clause, spec: dict) -> bool:
 
 _WORD = re2.compile(r"[A-Za-z]+(?:['’][A-Za-z]+)?")
 _CONDITIONAL = re2.compile(r"(?i)\b(?:if|unless|whether|when|once)\b[^,.;!?]*$")
-_EVEN_SO = re2.compile(r"\b[Ee]ven (?:so|if|though|when|more|less|better|worse|faster|further|to|the|a|an|for|in|on|at|with)\b|\beven [A-Z]")
+_EVEN_SO = re2.compile(r"\b[Ee]ven (?:so|if|though|when|more|less|better|worse|faster|further|to|the|a|an|for|in|on|at"
+                       r"|with)\b|\beven [A-Z]")
 
 
 @dataclass(frozen=True)
@@ -324,8 +325,9 @@ def _only_words(cue: Cue, sentence) -> bool:
 def _praise_only(cue: Cue, sentence) -> bool:
     words = _lower_words(sentence.text)
     praise = cue.words("words")
-    return bool(words) and any(w in praise for w in words) and all(
-        w in praise | cue.words("nouns") | cue.words("filler") for w in words) and not sentence.text.strip().endswith("?")
+    allowed = praise | cue.words("nouns") | cue.words("filler")
+    return (bool(words) and any(w in praise for w in words) and all(w in allowed for w in words)
+            and not sentence.text.strip().endswith("?"))
 
 
 def _reluctant(cue: Cue, sentence) -> bool:
@@ -357,17 +359,18 @@ def _cue_found(cue: Cue, answer: Answer, found_names: set[str]) -> Found | None:
     if cue.rule == "sarcastic_praise":
         trigger = cue.words("trigger")
         for sentence in answer.sentences:
-            others = " ".join(s.text for s in answer.sentences if s is not sentence and not s.text.rstrip().endswith("?"))
+            others = " ".join(s.text for s in answer.sentences
+                              if s is not sentence and not s.text.rstrip().endswith("?"))
             if _praise_only(cue, sentence) and set(_lower_words(others)) & trigger:
                 return Found(cue.reports, sentence.text, sentence.start, 0.0, marker=False, impolite=True, cue=cue.name)
         return None
     rule = _RULES[cue.rule]
     for clause in answer.grammar:
         if rule(cue, answer, clause):
-            sentence = answer.sentence_at(clause.position)
-            if sentence is None:
+            said = answer.sentence_at(clause.position)
+            if said is None:
                 return None
-            return Found(cue.reports, sentence.text, sentence.start, 0.0, marker=False, impolite=True, cue=cue.name)
+            return Found(cue.reports, said.text, said.start, 0.0, marker=False, impolite=True, cue=cue.name)
     return None
 
 
