@@ -77,7 +77,8 @@ def main(out: str) -> None:
         Path(out).mkdir(parents=True, exist_ok=True)
         pages = {"history": "/history", "summary": f"/interview?session={sessions['finished']}",
                  "meeting": "/practice", "video-call": f"/practice?session={sessions['call']}",
-                 "english": f"/interview?session={sessions['active']}", "library-card": "/"}
+                 "english": f"/interview?session={sessions['active']}", "library-card": "/",
+                 "live-meeting": "/meeting?scene=plan-review-disagree", "read-aloud": "/read-aloud?card=status-update"}
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path="/usr/bin/chromium", headless=True,
                                         args=["--no-sandbox", "--disable-gpu"])
