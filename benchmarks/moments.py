@@ -36,6 +36,16 @@ SPLITS = {"dev": "moments.dev.jsonl", "test": "moments.test.jsonl", "dev2": "mom
 VIDEO_CALL = ("check-connection", "ask-repeat", "take-floor", "yield-floor", "share-screen")
 
 
+def card_fits(row: dict) -> dict:
+    """The readers' "fits" in the cards' sense. The third writer and reader were asked whether a line
+    does what the moment needs *polite or not* (`"fits_means": "does-the-move"`), while the video-call
+    card's `appropriate` says a rude line does not fit even when it does the job: for those moments
+    each reader's fits is taken as their fits and their polite together."""
+    if row.get("fits_means") != "does-the-move" or row["moment"] not in VIDEO_CALL:
+        return row
+    return {**row, "fits": [f and p for f, p in zip(row["fits"], row["polite"], strict=True)]}
+
+
 def verdicts(library, row: dict) -> tuple[bool, bool]:
     """(polite, fits) for one line."""
     moment, text = row["moment"], row["text"]
@@ -56,7 +66,7 @@ def main() -> None:
     args = parser.parse_args()
     library = load_library([REPO / "content"], [REPO / "personas"])
     path = MOMENTS / SPLITS[args.split]
-    rows = [json.loads(line) for line in path.read_text().splitlines()]
+    rows = [card_fits(json.loads(line)) for line in path.read_text().splitlines()]
     tallies: dict[str, list[int]] = {}
     for row in rows:
         polite, fits = verdicts(library, row)
