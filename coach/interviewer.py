@@ -144,6 +144,8 @@ FRAMES_FILE = Path(__file__).with_name("english_frames.yaml")
 KOREAN_ANSWER = ("Your answer was in Korean, so it is kept but not scored. Please say it in English: "
                  "the question is asked again.")
 KOREAN_ANSWER_KO = "한국어로 답하셔서 답변은 저장하고 채점하지 않았어요. 같은 질문을 다시 드릴게요. 영어로 말해 보세요."
+NOT_ENGLISH_KO = ("녹음이 영어로 들리지 않았어요 (녹음은 저장했어요). 아래 영어 문장 틀로 다시 말해 보거나, "
+                  "답을 입력하세요.")
 
 
 @cache
@@ -158,10 +160,11 @@ def english_frame(criterion_id: str) -> str:
     return data["frames"].get(criterion_id, data["default"])
 
 
-def say_it_in_english(card: Card, missing: list[str], limit: int = 3) -> str:
+def say_it_in_english(card: Card, missing: list[str], limit: int = 3, said: tuple[str, ...] = ()) -> str:
     """What the coach says to an answer in Korean: that it was Korean (in English and Korean),
-    and English frames for the criteria the turn still needs (`missing`, most important first)."""
-    lines = [KOREAN_ANSWER, KOREAN_ANSWER_KO]
+    and English frames for the criteria the turn still needs (`missing`, most important first).
+    `said`: what to say instead (a spoken answer that did not sound like English)."""
+    lines = list(said or (KOREAN_ANSWER, KOREAN_ANSWER_KO))
     wanted = [c for c in missing if any(x.id == c for x in card.criteria)][:limit]
     if wanted:
         lines.append("Frames for what this answer still needs / 이 답변에 필요한 영어 문장 틀:")

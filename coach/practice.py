@@ -29,7 +29,7 @@ from coach.config import Settings, load_settings
 from coach.content.loader import REMOVED_FOLDER, markdown_files
 from coach.content.schema import Card, Library, Persona, Voice
 from coach.drills import DrillLine, lines_for, read_aloud
-from coach.errors import CoachError, ContentError
+from coach.errors import AudioError, CoachError, ContentError
 from coach.hints import stored_turn_hints
 from coach.interviewer import korean_hint
 from coach.library import load_library
@@ -410,7 +410,10 @@ class Coach:
     def send_live(self, session_id: str, live, *, turn_pk: int) -> PracticeView:
         """Stop was pressed: the last segment is transcribed and the turn runs (as `send_audio`)."""
         started = time.perf_counter()
-        transcript = live.finish()
+        try:
+            transcript = live.finish()
+        except AudioError as exc:
+            raise self.engine.not_english_help(self.engine.load(session_id), exc) from exc
         finished = time.perf_counter()
         view = self.send_audio(session_id, live.path, transcript=transcript, turn_pk=turn_pk)
         log.info("live answer of %.1f s: last segment %.2f s, turn %.2f s", live.seconds,

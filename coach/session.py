@@ -21,6 +21,7 @@ from coach.content.schema import Card, Library, Persona
 from coach.content.text_input import as_text
 from coach.errors import (
     AnswerTooLongError,
+    AudioError,
     CoachError,
     ConcurrentAnswerError,
     EmptyAnswerError,
@@ -314,7 +315,10 @@ class PracticeEngine:
         # would add about 0.2 s per 5 s of speech on two cores, so there it is left out
         live = transcript is not None
         if transcript is None:
-            transcript = stt.transcribe(path, self.settings, self.decode_options(view))
+            try:
+                transcript = stt.transcribe(path, self.settings, self.decode_options(view))
+            except AudioError as exc:
+                raise self.not_english_help(view, exc) from exc
         later = pronounce_later and transcript.pronunciation is None
         if transcript.pronunciation is None and not later:
             from coach.pronunciation import pronunciation_of
@@ -495,14 +499,31 @@ class PracticeEngine:
             self._ask_again_in_english(view, turn)
         return self._score_and_continue(view, turn.id, text, timing, turn.version, transcript_json)
 
+    def _missing_in_turn(self, view: SessionView, turn: Turn) -> list[str]:
+        """The criteria this turn's situation still needs, the follow-up's own criterion first."""
+        card_turn = card_turn_of(view.card, turn)
+        missing = [s.criterion for s in view.result().missing() if s.card_turn == card_turn]
+        if turn.criterion in missing:
+            missing.remove(turn.criterion)
+            missing.insert(0, turn.criterion)
+        return missing
+
+    def not_english_help(self, view: SessionView, error: AudioError) -> AudioError:
+        """A recording refused as not English (a Korean answer, or English too unclear to hear) gets,
+        besides the reason, the English frames of what the turn still needs (the recording is kept
+        with the turn; the learner records again or types). Other refusals are returned as they are."""
+        from coach.stt import NOT_ENGLISH
+
+        if str(error) != NOT_ENGLISH or view.pending is None:
+            return error
+        missing = self._missing_in_turn(view, view.pending)
+        return AudioError(interviewer.say_it_in_english(view.card, missing,
+                                                        said=(NOT_ENGLISH, interviewer.NOT_ENGLISH_KO)))
+
     def _ask_again_in_english(self, view: SessionView, turn: Turn) -> None:
         """An answer in Korean is kept with its turn, never scored as empty: the coach says it was
         Korean, gives English frames for what the turn still needs, and asks the same question again."""
-        card_turn = card_turn_of(view.card, turn)
-        missing = [s.criterion for s in view.result().missing() if s.card_turn == card_turn]
-        if turn.criterion in missing:  # a follow-up's own criterion first
-            missing.remove(turn.criterion)
-            missing.insert(0, turn.criterion)
+        missing = self._missing_in_turn(view, turn)
         message = interviewer.say_it_in_english(view.card, missing)
         view.put(self.store.mark_refused(turn.id, message))
         again = NextPrompt(turn.turn_id, TurnKind(turn.kind), turn.prompt, criterion=turn.criterion,

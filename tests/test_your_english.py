@@ -121,3 +121,23 @@ def test_coach_practice_in_the_terminal_helps_with_a_korean_answer(capsys, monke
     assert "Your answer was in Korean" in out and "한국어" in out
     question = out.splitlines()[2].split(": ", 1)[1]  # Session:, Card:, then the persona's question
     assert out.count(question) == 2  # the question, asked again
+
+
+@pytest.mark.slow
+def test_a_spoken_answer_that_is_not_english_gets_the_frames_and_its_recording_is_kept(engine):
+    """Spoken Korean (the espeak-ng fixture) is refused by the speech model as not English; the
+    refusal says so in both languages with the English frames the turn still needs, and the
+    recording stays with the turn, which is still asked."""
+    from coach.errors import AudioError
+    from coach.stt import NOT_ENGLISH
+    from tests.conftest_audio import fixture
+
+    view = engine.start("gpu-cluster-optimization")
+    asked = view.pending
+    with pytest.raises(AudioError) as refused:
+        engine.answer_with_audio(view.id, fixture("korean.ogg"), suffix=".ogg")
+    message = str(refused.value)
+    assert message.startswith(NOT_ENGLISH) and "영어" in message
+    assert "“___ went from ___ to ___.”" in message
+    session = engine.load(view.id)
+    assert session.pending.id == asked.id and session.pending.audio_path  # kept, still asked

@@ -24,7 +24,7 @@ import streamlit as st
 
 from coach.errors import CoachError
 from coach.practice import Coach, Feedback, FrameResampler, PracticeView, Transcribed, escape_md, format_seconds
-from coach.ui import recorder_head, state
+from coach.ui import recorder_head, state, widgets
 
 FRAME_TIMEOUT_S = 0.1  # get_frames waits this long, then the loop touches the page (Stop reruns)
 DROPPED_AFTER_S = 6.0  # no audio for this long while "recording": the stream dropped
@@ -187,7 +187,7 @@ def recorder(coach: Coach, view: PracticeView, hold: bool = False) -> str | None
         st.rerun()
     error = state.voice().errors.pop(pending, None)
     if error:
-        st.error(error)
+        st.error(widgets.message_lines(error))  # a refusal may carry English frames, line by line
     with st.expander("No live microphone? Record in one piece"):
         recording = st.audio_input("Record your answer in one piece", sample_rate=16000,
                                    key=f"rec-{pending}")
@@ -203,7 +203,7 @@ def recorder(coach: Coach, view: PracticeView, hold: bool = False) -> str | None
         _recover(coach, view, done)
     entry = done.get(pending) or {}
     if entry.get("error"):
-        st.error(entry["error"])
+        st.error(widgets.message_lines(entry["error"]))
     if entry.get("recovered"):
         st.info(f"Your recording from before the page reloaded was kept ({entry['recovered']}); its "
                 "transcript is in the box below. Send it, correct it, or record again.")
