@@ -71,8 +71,8 @@ def negated_before(answer: Answer, position: int) -> bool:
 
 
 def check_readings(names: list[str]) -> list[str]:
-    """Field validator: every named grammar reading exists (scoring.grammar.READINGS)."""
-    from scoring.grammar import READINGS
+    """Field validator: every named grammar reading exists (scoring.readings.READINGS)."""
+    from scoring.readings import READINGS
 
     for name in names:
         if name not in READINGS:
