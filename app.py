@@ -57,6 +57,7 @@ pages = [
     st.Page("coach/ui/pages/library.py", title="Start", icon="🏠", default=True),
     st.Page("coach/ui/pages/interview.py", title="Mock interview", icon="🎯", url_path="interview"),
     st.Page("coach/ui/pages/practice.py", title="Meeting practice", icon="💬", url_path="practice"),
+    st.Page("coach/ui/pages/meeting.py", title="Live meeting", icon="👥", url_path="meeting"),
     st.Page("coach/ui/pages/read_aloud.py", title="Read aloud", icon="🗣️", url_path="read-aloud"),
     st.Page("coach/ui/pages/history.py", title="History", icon="📈", url_path="history"),
 ]

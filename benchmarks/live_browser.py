@@ -1,13 +1,16 @@
 """Stop -> scorecard and follow-up on screen, in a real browser, for the live recorder.
 
     .venv/bin/python benchmarks/live_browser.py [--lengths 10 60 120] [--pause 1.5]
+    .venv/bin/python benchmarks/live_browser.py --start-page [--runs 5]
 
 Starts the app (streamlit, a temporary data dir, no LLM) and Debian's chromium with a fake
 microphone that plays an espeak-ng answer of each length (the sentences of
 benchmarks/live.py with pauses, after 2 s of silence); clicks Record, waits until `--pause` s
 after the last word, clicks Stop and times until the scorecard ("criteria met"), the follow-up
 and the page's last element are on screen. Needs chromium, espeak-ng and playwright.
-Asserts nothing.
+`--start-page` instead times the Start page: from `goto` until its Start button is on screen, the
+first visit right after the server is up (the app's first run: the library, the store) and then
+`--runs` fresh browser visits (a new session each, as a learner opening the app). Asserts nothing.
 """
 
 from __future__ import annotations
@@ -104,16 +107,45 @@ def measure(url: str, audio: Path, seconds: float, pause: float = 1.5) -> float:
     return took
 
 
+def start_page(url: str) -> float:
+    """Seconds from opening the app's Start page in a new browser until its Start button shows."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True,
+                                             args=["--no-sandbox", "--disable-gpu", "--no-first-run"])
+        page = browser.new_page()
+        page.set_default_timeout(120_000)
+        started = time.perf_counter()
+        page.goto(url)
+        page.get_by_role("button", name="Start").first.wait_for()
+        took = time.perf_counter() - started
+        browser.close()
+    return took
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
+    parser.add_argument("--start-page", action="store_true", help="time the Start page instead")
+    parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--lengths", type=float, nargs="+", default=[10, 60, 120])
     parser.add_argument("--pause", type=float, default=1.5,
                         help="seconds from the answer's last word to the Stop click")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
-        sentences = sentence_audio(folder)
         server, url = _server(folder)
+        if args.start_page:
+            try:
+                first = start_page(url)
+                later = sorted(start_page(url) for _ in range(args.runs))
+                print(f"Start page: first visit after the server is up {first:.2f} s; "
+                      f"then median {later[len(later) // 2]:.2f} s, worst {later[-1]:.2f} s of {args.runs}")
+            finally:
+                server.terminate()
+                server.wait(30)
+            return
+        sentences = sentence_audio(folder)
         try:
             measure(url, *_answer(folder, sentences, 5))  # loads the model, warms the page
             print(f"Stop clicked {args.pause:g} s after the last word")

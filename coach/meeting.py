@@ -14,6 +14,14 @@
    scorer, with evidence quoted from `said`.
 
 Steps 1, 3 and 4 are pure functions of times and text (`assign`, `overlap_seconds`, `judge`).
+`judge_samples` is steps 2-4 for a timeline as it was played: `play` gives it the scene's own,
+the app's live meeting (`LiveMeeting`) the one it played, held and moved on by the learner's turns.
+
+`LiveMeeting` plays a scene live (the app's Meeting page): microphone chunks in, the personas'
+voices out, chunk by chunk. At each moment it listens; once the learner has spoken it waits for
+the end of their turn (a silence of `turn_patience`: longer inside an unfinished clause than
+after a complete sentence), holding the next persona line back while they talk and bringing it
+forward when they are done. Personas do not stop when the learner talks over them (no barge-in).
 
 `personas_audio(scene, personas)` is the other side of the call: every persona line spoken with
 its persona's voice (coach.tts) from its time on, a dropout as silence where its `[ … ]` mark
@@ -23,6 +31,8 @@ stands, as one WAV. Played in headphones while the learner records, it makes a r
 
 from __future__ import annotations
 
+import re
+from concurrent.futures import Future
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -183,9 +193,44 @@ def play(scene: Scene, personas: dict[str, Persona], audio: bytes | str | Path, 
     settings = settings or load_settings()
     decoded = audio_mod.decode(audio, settings.max_audio_seconds)
     lines, windows = timeline(scene, personas)
-    spans = [] if audio_mod.is_silent(decoded.samples) else speech_spans(decoded.samples)
-    stretches = transcribe_stretches(decoded.samples, spans, stt.load_model(settings)) if spans else []
+    return judge_samples(scene, lines, windows, decoded.samples, lambda: stt.load_model(settings))
+
+
+def judge_samples(scene: Scene, lines: list[TimedLine], windows: list[Window], samples, model) -> dict:
+    """The `coach meeting --scene` result for the learner's recording (16 kHz mono, from the
+    scene's start) against the timeline as it was played. `model`: the speech model, or a
+    function that loads it (only called when there is speech to decode)."""
+    from coach import audio as audio_mod
+
+    spans = [] if audio_mod.is_silent(samples) else speech_spans(samples)
+    if spans and callable(model) and not hasattr(model, "decode_window"):
+        model = model()
+    stretches = transcribe_stretches(samples, spans, model) if spans else []
     return judge(scene, lines, windows, stretches)
+
+
+def line_samples(scene: Scene, personas: dict[str, Persona], settings=None) -> list:
+    """Each persona line spoken by its persona's voice (16 kHz mono float32), a dropout as
+    `dropout` seconds of silence at its `[ … ]` mark. SpeechSynthesisError when text-to-speech
+    is missing."""
+    import numpy as np
+
+    from coach import audio as audio_mod
+    from coach import tts
+
+    rate = audio_mod.SAMPLE_RATE
+    spoken = []
+    for line in scene.lines:
+        voice = personas[line.speaker].voice
+        parts = [p.strip() for p in DROPOUT_MARK.split(line.text)] if line.dropout else [line.text]
+        pieces = []
+        for index, part in enumerate(parts):
+            if index:
+                pieces.append(np.zeros(int((line.dropout or 0.0) * rate), dtype=np.float32))
+            if any(ch.isalnum() for ch in part):
+                pieces.append(audio_mod.decode(tts.synthesize(part, voice, settings)).samples.astype(np.float32))
+        spoken.append(np.concatenate(pieces) if pieces else np.zeros(0, dtype=np.float32))
+    return spoken
 
 
 def personas_audio(scene: Scene, personas: dict[str, Persona], settings=None) -> bytes:
@@ -195,23 +240,10 @@ def personas_audio(scene: Scene, personas: dict[str, Persona], settings=None) ->
     import numpy as np
 
     from coach import audio as audio_mod
-    from coach import tts
 
     rate = audio_mod.SAMPLE_RATE
     lines, _ = timeline(scene, personas)
-    pieces: list[tuple[float, np.ndarray]] = []
-    for line in lines:
-        voice = personas[line.speaker].voice
-        at = line.start
-        parts = [p.strip() for p in DROPOUT_MARK.split(line.text)] if line.dropout else [line.text]
-        for index, part in enumerate(parts):
-            if index:
-                at += line.dropout or 0.0
-            if not any(ch.isalnum() for ch in part):
-                continue
-            samples = audio_mod.decode(tts.synthesize(part, voice, settings)).samples
-            pieces.append((at, samples))
-            at += len(samples) / rate
+    pieces = list(zip((line.start for line in lines), line_samples(scene, personas, settings), strict=True))
     end = max((at + len(samples) / rate for at, samples in pieces), default=0.0)
     end = max(end, max((line.end for line in lines), default=0.0))
     mixed = np.zeros(int(end * rate) + 1, dtype=np.float32)
@@ -219,3 +251,437 @@ def personas_audio(scene: Scene, personas: dict[str, Persona], settings=None) ->
         start = int(at * rate)
         mixed[start:start + len(samples)] += samples
     return audio_mod.wav_bytes(np.clip(mixed, -1.0, 1.0))
+
+
+# --- the end of the learner's turn ---------------------------------------------------------------
+
+COMPLETE_PAUSE_S = 0.8  # after a complete sentence, a silence this long ends the turn
+OPEN_PAUSE_S = 1.5  # after words with no closing punctuation
+UNFINISHED_PAUSE_S = 2.5  # inside an unfinished clause ("I think we should …"): the most it waits
+# a turn that ends on one of these words is unfinished, whatever the recogniser's punctuation
+_CONTINUES = frozenset("""
+    a an the and but or nor so because since although though if unless when while whereas until
+    than that which who whom whose where to of in on at for with from by about into onto over under
+    after before between through during without like as my your our their his her its this these
+    those some any every each no i we you they he she it i'm we're you're they're it's there's is are
+    was were be been being am have has had do does did can could will would shall should may might
+    must not let let's um uh er erm hmm mm also just really very more most quite maybe
+""".split())
+_UNFINISHED_END = re.compile(r"(?:[,;:\-–—]|\.\.\.|…)\s*$")
+_COMPLETE_END = re.compile(r"[.?!][\"'”’)]*\s*$")
+
+
+def turn_patience(text: str) -> float:
+    """How long a silence after `text` (what the learner said so far in their turn) ends the
+    turn: `COMPLETE_PAUSE_S` after a complete sentence, `UNFINISHED_PAUSE_S` inside an
+    unfinished clause (a trailing comma or dash, a filler, a last word that needs more: "and",
+    "to", "the", "we"), `OPEN_PAUSE_S` for words without closing punctuation. Nothing
+    recognised (a cough, a breath): nothing to wait for."""
+    text = text.strip()
+    words = re.findall(r"[A-Za-z']+", text.lower().replace("’", "'"))
+    if not words:
+        return COMPLETE_PAUSE_S
+    if words[-1] in _CONTINUES or _UNFINISHED_END.search(text):
+        return UNFINISHED_PAUSE_S
+    if _COMPLETE_END.search(text):
+        return COMPLETE_PAUSE_S
+    return OPEN_PAUSE_S
+
+
+def turn_over(text: str, silence_s: float) -> bool:
+    """Whether the learner's turn has ended: `silence_s` of silence after `text`."""
+    return silence_s >= turn_patience(text)
+
+
+# --- a scene played live -------------------------------------------------------------------------
+
+SPEECH_RMS = 0.01  # a chunk of the microphone this loud (about -40 dBFS) is the learner speaking
+DECODE_AFTER_S = 0.4  # after a pause this long, what the learner said so far is decoded (turn_patience)
+RESUME_S = 0.3  # after the learner's turn the next persona line starts this soon after anyone stops
+END_TAIL_S = 1.0  # the scene is over this long after its last line ends
+ONSET_GAP_S = 0.3  # speech after a quiet stretch this long starts anew (for when a turn may start)
+_EPS = 1e-6
+
+
+@dataclass(frozen=True)
+class Caption:
+    """A line said in the live meeting: a persona's (`speaker` is its id) or the learner's."""
+
+    t: float
+    speaker: str
+    text: str
+    speaking: bool = False  # still being said
+
+
+@dataclass(frozen=True)
+class MeetingNow:
+    """The live meeting at one instant, for the page: the captions so far, the open moment."""
+
+    t: float
+    captions: tuple[Caption, ...]
+    moment: str | None  # the open moment's id (the learner's microphone counts there)
+    learner_speaking: bool
+    heard: str  # the learner's words in the open moment, as far as decoded
+    started: bool  # audio has arrived
+    over: bool
+
+
+@dataclass
+class _Turn:
+    moment: str
+    start: float
+    speech_end: float
+    decoding: Future[str] | str | None = None  # the decode of the turn up to `decoded_for` (its future, with a pool)
+    decoded_for: float | None = None
+    text: str = ""
+    text_for: float | None = None
+
+
+class LiveMeeting:
+    """A scene played live: `step(mic)` takes the next chunk of the learner's microphone (16 kHz
+    mono float32, from the scene's start) and returns the personas' voices for the same stretch
+    of time. Lines start on the scene's timeline; a moment's window opens and the learner's
+    speech in it starts their turn: the next persona line is held back while they talk and
+    brought forward once the turn is over (`turn_patience`). `hear(samples) -> text` decodes the
+    learner's turn so far (in a worker thread with `background`). Thread-safe: the audio thread
+    steps it, the page reads `now()`; `played()` is the timeline as it happened, for `judge`."""
+
+    def __init__(self, scene: Scene, personas: dict[str, Persona], voices: list, hear, *, background: bool = True):
+        import threading
+
+        from coach import audio as audio_mod
+
+        self.scene = scene
+        self.rate = audio_mod.SAMPLE_RATE
+        self.lines, self.windows = timeline(scene, personas)
+        self.voices = voices  # each line's samples (line_samples)
+        self.hear = hear
+        self._pool = None
+        if background:
+            from concurrent.futures import ThreadPoolExecutor
+
+            self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="meeting-turn")
+        self._lock = threading.Lock()
+        self._chunks: list = []
+        self.samples_in = 0
+        self.shift = 0.0  # how much later than the scene's own timeline what has not started yet comes
+        self.started: dict[int, float] = {}  # line index -> when it started
+        self.opened: dict[str, float] = {}
+        self.closed: dict[str, float] = {}
+        self.turns: dict[str, _Turn] = {}
+        self._turn: _Turn | None = None
+        self._voiced_at: float | None = None  # the end of the learner's last loud chunk
+        self._onset = 0.0  # when the learner's current stretch of speech began
+        self.over = False
+
+    # -- time -------------------------------------------------------------------------------
+
+    @property
+    def t(self) -> float:
+        return self.samples_in / self.rate
+
+    def _line_seconds(self, index: int) -> float:
+        line = self.lines[index]
+        return max(line.end - line.start, len(self.voices[index]) / self.rate)
+
+    def _talking_until(self, now: float) -> float:
+        """When the persona lines sounding at `now` end (`now` when none is)."""
+        ends = [start + self._line_seconds(i) for i, start in self.started.items()]
+        return max([now, *[e for e in ends if e > now]])
+
+    # -- the audio thread -------------------------------------------------------------------
+
+    def step(self, mic):
+        import numpy as np
+
+        mic = np.asarray(mic, dtype=np.float32).reshape(-1)
+        with self._lock:
+            now = self.t
+            dt = mic.size / self.rate
+            self._chunks.append(mic)
+            if mic.size and float(np.sqrt(np.mean(np.square(mic, dtype=np.float64)))) >= SPEECH_RMS:
+                if self._voiced_at is None or now - self._voiced_at >= ONSET_GAP_S:
+                    self._onset = now  # speech starts again after a pause
+                self._voiced_at = now + dt
+                self._heard(now)
+            self._schedule(now, dt)
+            out = np.zeros(mic.size, dtype=np.float32)
+            for index, start in self.started.items():
+                offset = int(round((now - start) * self.rate))
+                voice = self.voices[index]
+                if 0 <= offset < len(voice):
+                    piece = voice[offset:offset + mic.size]
+                    out[:piece.size] += piece
+            self.samples_in += mic.size
+            return np.clip(out, -1.0, 1.0)
+
+    def _open_window(self, now: float) -> str | None:
+        return next((w.id for w in self.windows if w.id in self.opened and w.id not in self.closed), None)
+
+    def _heard(self, now: float) -> None:
+        """A loud chunk: the learner's turn starts in an open moment, or goes on."""
+        if self._turn is None:
+            moment = self._open_window(now)
+            # speech begun well before the moment opened is not a turn in it (`assign` agrees)
+            if moment is not None and moment not in self.turns and self._onset >= self.opened[moment] - EARLY_S:
+                self._turn = self.turns[moment] = _Turn(moment, now, now)
+        if self._turn is not None:
+            self._turn.speech_end = self._voiced_at or now
+
+    def _schedule(self, now: float, dt: float) -> None:
+        turn = self._turn
+        if turn is not None:
+            self._follow(turn, now)
+        if self._turn is not None:
+            self.shift += dt  # the learner has the floor: nothing new starts
+        for window in self.windows:
+            if window.id not in self.opened and window.opens + self.shift <= now + _EPS:
+                self.opened[window.id] = round(window.opens + self.shift, 2)
+            if (window.id in self.opened and window.id not in self.closed and self._turn is None
+                    and window.closes + self.shift <= now + _EPS):
+                self.closed[window.id] = round(window.closes + self.shift, 2)
+        for line in self.lines:
+            if line.index not in self.started and line.start + self.shift <= now + _EPS:
+                self.started[line.index] = now
+        last_end = max((s + self._line_seconds(i) for i, s in self.started.items()), default=0.0)
+        if (len(self.started) == len(self.lines) and len(self.closed) == len(self.windows)
+                and self._turn is None and now >= last_end + END_TAIL_S):
+            self.over = True
+
+    def _follow(self, turn: _Turn, now: float) -> None:
+        """The learner's turn: decode it at a pause; end it after a silence of `turn_patience`."""
+        silence = now - turn.speech_end
+        decoding = turn.decoding
+        if decoding is not None and (isinstance(decoding, str) or decoding.done()):
+            text: str | None
+            try:
+                text = decoding if isinstance(decoding, str) else decoding.result()
+            except Exception:  # noqa: BLE001 - a failed decode: the turn ends on the longest patience
+                text = None
+            if text is not None:
+                turn.text, turn.text_for = text, turn.decoded_for
+            turn.decoding = None
+        if silence >= DECODE_AFTER_S and turn.decoded_for != turn.speech_end and turn.decoding is None:
+            audio = self._audio(turn.start - 0.3, turn.speech_end + 0.2)
+            turn.decoded_for = turn.speech_end
+            turn.decoding = self._pool.submit(self.hear, audio) if self._pool is not None else self.hear(audio)
+            if self._pool is None:
+                self._follow(turn, now)
+                return
+        known = turn.text_for == turn.speech_end
+        if known and not any(ch.isalnum() for ch in turn.text) and silence >= COMPLETE_PAUSE_S:
+            self._turn = None  # a cough or a click, not a turn: the moment stays open
+            del self.turns[turn.moment]
+            return
+        if (known and turn_over(turn.text, silence)) or silence >= UNFINISHED_PAUSE_S:
+            self._end_turn(turn, now)
+
+    def _end_turn(self, turn: _Turn, now: float) -> None:
+        self._turn = None
+        self.closed[turn.moment] = round(now, 2)
+        waiting = [line for line in self.lines if line.index not in self.started]
+        if not waiting:
+            return
+        resume = self._talking_until(now) + (RESUME_S if self._talking_until(now) > now else 0.0)
+        following = min(line.start for line in waiting) + self.shift
+        if following > resume:  # bring the scene forward: nobody waits for the window to run out
+            self.shift -= following - resume
+
+    def _audio(self, start: float, end: float):
+        import numpy as np
+
+        samples = np.concatenate(self._chunks) if self._chunks else np.zeros(0, dtype=np.float32)
+        self._chunks = [samples]
+        return samples[max(0, int(start * self.rate)):max(0, int(end * self.rate))]
+
+    # -- the page ---------------------------------------------------------------------------
+
+    def now(self) -> MeetingNow:
+        with self._lock:
+            now = self.t
+            captions = [Caption(round(start, 2), self.lines[i].speaker, self.lines[i].text,
+                                start + self._line_seconds(i) > now and not self.over)
+                        for i, start in self.started.items()]
+            for turn in self.turns.values():
+                if turn.text or turn is self._turn:
+                    captions.append(Caption(round(turn.start, 2), LEARNER, turn.text, turn is self._turn))
+            captions.sort(key=lambda c: (c.t, c.speaker == LEARNER))
+            moment = self._open_window(now)
+            return MeetingNow(round(now, 2), tuple(captions), moment,
+                              self._turn is not None and now - self._turn.speech_end < DECODE_AFTER_S,
+                              self.turns[moment].text if moment in self.turns else "",
+                              self.samples_in > 0, self.over)
+
+    def recording(self):
+        import numpy as np
+
+        with self._lock:
+            return np.concatenate(self._chunks) if self._chunks else np.zeros(0, dtype=np.float32)
+
+    def played(self) -> tuple[list[TimedLine], list[Window]]:
+        """The timeline as it was played: when each line started (a line never reached: where it
+        would have), when each moment opened and closed."""
+        from dataclasses import replace
+
+        with self._lock:
+            lines = []
+            for line in self.lines:
+                start = self.started.get(line.index, line.start + self.shift)
+                lines.append(replace(line, start=round(start, 2), end=round(start + line.end - line.start, 2)))
+            windows = [Window(w.id, self.opened.get(w.id, round(w.opens + self.shift, 2)),
+                              self.closed.get(w.id, round(w.closes + self.shift, 2))) for w in self.windows]
+            return lines, windows
+
+    def bridge(self) -> FrameBridge:
+        """The WebRTC audio callback that plays this meeting (one per connection)."""
+        return FrameBridge(self)
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=False, cancel_futures=True)
+
+
+def hearing(model):
+    """`LiveMeeting`'s `hear`: the text of the learner's turn so far, decoded with `model`
+    greedily (only its last word and punctuation matter here, and the scene waits for it; the
+    result is decoded again, as `coach meeting` does)."""
+    from coach.stt import DecodeOptions, SpeechWindow, decode_speech
+
+    options = DecodeOptions(beam_size=1, temperatures=(0.0,))
+
+    def hear(samples) -> str:
+        if len(samples) == 0:
+            return ""
+        segments = decode_speech(model, SpeechWindow(spans=[(0, len(samples))]), samples, options)
+        return " ".join(s.text.strip() for s in segments if s.text.strip()).strip()
+
+    return hear
+
+
+class FrameBridge:
+    """`LiveMeeting` on a WebRTC audio track (PyAV frames, e.g. 48 kHz stereo s16): each
+    microphone frame in, a frame of the personas' voices out, of the same shape and time."""
+
+    def __init__(self, meeting: LiveMeeting):
+        from coach.audio import FrameResampler
+
+        self.meeting = meeting
+        self._resample = FrameResampler()
+        self._pending = None
+
+    def __call__(self, frame):
+        import av
+        import numpy as np
+
+        mic = self._resample([frame])
+        pending = mic if self._pending is None else np.concatenate([self._pending, mic])
+        count = max(1, round(frame.samples * self.meeting.rate / frame.sample_rate))
+        if pending.size < count:
+            pending = np.concatenate([np.zeros(count - pending.size, dtype=np.float32), pending])
+        chunk, self._pending = pending[:count], pending[count:]
+        voices = self.meeting.step(chunk)
+        at = np.arange(frame.samples) * (self.meeting.rate / frame.sample_rate)
+        pcm = (np.interp(at, np.arange(count), voices) * 32767).astype(np.int16)
+        channels = len(frame.layout.channels)
+        if frame.format.name == "s16p":
+            data = np.tile(pcm, (channels, 1))
+        else:
+            data = np.repeat(pcm, channels).reshape(1, -1)
+        out = av.AudioFrame.from_ndarray(data, format="s16p" if frame.format.name == "s16p" else "s16",
+                                         layout=frame.layout.name)
+        out.sample_rate = frame.sample_rate
+        out.pts = frame.pts
+        out.time_base = frame.time_base
+        return out
+
+
+# --- views for the app (coach.practice.Coach returns them) ---------------------------------------
+
+
+@dataclass(frozen=True)
+class MomentView:
+    id: str
+    label: str
+    label_ko: str
+    expected: str
+    tip: str
+    tip_ko: str
+
+
+@dataclass(frozen=True)
+class SceneView:
+    """A scene as the Meeting page offers it."""
+
+    id: str
+    title: str
+    title_ko: str
+    level: str
+    situation: str
+    key_phrases: str
+    people: tuple[tuple[str, str], ...]  # (persona id, name)
+    moments: tuple[MomentView, ...]
+
+    def name(self, speaker: str) -> str:
+        if speaker == LEARNER:
+            return "You"
+        return dict(self.people).get(speaker, speaker)
+
+
+@dataclass(frozen=True)
+class CriterionResult:
+    id: str
+    label: str
+    label_ko: str
+    met: bool
+    evidence: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class MomentResult:
+    """One moment as `coach meeting --format json` reports it, with what the page says about it."""
+
+    moment: MomentView
+    t: float
+    waited_s: float | None
+    overlap_s: float
+    said: str
+    criteria: tuple[CriterionResult, ...]
+
+    @property
+    def met(self) -> bool:
+        return all(c.met for c in self.criteria)
+
+
+@dataclass(frozen=True)
+class MeetingResult:
+    """A played scene: `data` is exactly the `coach meeting --scene --format json` result."""
+
+    scene: SceneView
+    data: dict
+    moments: tuple[MomentResult, ...]
+    events: tuple[Caption, ...]
+
+
+def scene_view(scene: Scene, personas: dict[str, Persona]) -> SceneView:
+    return SceneView(
+        id=scene.id, title=scene.title, title_ko=scene.title_ko, level=scene.level,
+        situation=scene.sections.get("Situation", ""), key_phrases=scene.sections.get("Key phrases", ""),
+        people=tuple((p, personas[p].name if p in personas else p) for p in scene.personas),
+        moments=tuple(MomentView(m.id, m.label, m.label_ko, m.expected, m.tip, m.tip_ko) for m in scene.moments),
+    )
+
+
+def result_view(scene: Scene, personas: dict[str, Persona], data: dict) -> MeetingResult:
+    """The page's view of a `judge` result."""
+    view = scene_view(scene, personas)
+    moments = []
+    for moment, found in zip(view.moments, data["moments"], strict=True):
+        card = scene.card_for(scene.moment(moment.id))
+        labels = {c.id: (c.label, c.label_ko) for c in card.criteria}
+        criteria = tuple(CriterionResult(cid, labels.get(cid, (cid, cid))[0], labels.get(cid, (cid, cid))[1],
+                                         v["met"], tuple(v["evidence"]))
+                         for cid, v in found["criteria"].items())
+        moments.append(MomentResult(moment, found["t"], found["waited_s"], found["overlap_s"], found["said"],
+                                    criteria))
+    events = tuple(Caption(e["t"], e["speaker"], e["text"]) for e in data["events"])
+    return MeetingResult(view, data, tuple(moments), events)

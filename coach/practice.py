@@ -21,6 +21,7 @@ from functools import cached_property
 from pathlib import Path
 from types import MappingProxyType
 
+from coach import meeting
 from coach.access import LOCAL as LOCAL_LEARNER
 from coach.access import Learner, auth_configured, auth_problem, signed_in
 from coach.audio import FrameResampler, format_seconds
@@ -28,7 +29,7 @@ from coach.config import Settings, load_settings
 from coach.content.loader import REMOVED_FOLDER, markdown_files
 from coach.content.schema import Card, Library, Persona, Voice
 from coach.drills import DrillLine, lines_for, read_aloud
-from coach.errors import CoachError
+from coach.errors import CoachError, ContentError
 from coach.hints import stored_turn_hints
 from coach.interviewer import korean_hint
 from coach.library import load_library
@@ -36,6 +37,7 @@ from coach.llm_judge import LLM_REASON_PREFIX
 from coach.llm_rewrite import Rewrite, natural_rewrite
 from coach.llm_suggest import NEEDS_LLM, ConceptSuggestion, SuggestedQuestion, questions_from_posting, suggest_concept
 from coach.llm_suggest import available as llm_available
+from coach.meeting import LEARNER, LiveMeeting, MeetingNow, MeetingResult, SceneView
 from coach.personal import RUBRICS, Rubric, questions_from, rubric_of, spec_of
 from coach.personal import create as create_card
 from coach.personal import edit as edit_card
@@ -107,6 +109,8 @@ __all__ = [
     "practise_markdown", "questions_from", "result_markdown", "retell_markdown", "rubric_of", "session_label",
     "signed_in", "since_last", "since_last_markdown", "since_last_text", "spec_of", "weak_skills", "when",
     "word_clip", "words_to_practise", "yours_markdown", "zone",
+    # the live meeting's views and its learner's name
+    "LEARNER", "LiveMeeting", "MeetingNow", "MeetingResult", "SceneView",
 ]
 
 
@@ -574,3 +578,47 @@ class Coach:
     def _after(self, result: TurnResult) -> PracticeView:
         assert result.session is not None  # every gesture returns the session it kept current
         return self._with_progress(present(result.session, result))
+
+    # --- meeting scenes (the Meeting page; `coach meeting` plays them with coach.meeting too) --------
+
+    def meeting_scenes(self) -> tuple[SceneView, ...]:
+        """The multi-party meeting scenes, as the Meeting page offers them (by id)."""
+        library = self.library
+        return tuple(meeting.scene_view(library.scenes[sid], library.personas) for sid in sorted(library.scenes))
+
+    def _scene(self, scene_id: str):
+        if scene_id not in self.library.scenes:
+            raise ContentError(f"unknown scene {scene_id!r}")
+        return self.library.scenes[scene_id]
+
+    def speech_model(self):
+        """The speech model the live meeting hears the learner with (the page keeps it loaded)."""
+        from coach.stt import load_model
+
+        return load_model(self.settings)
+
+    def join_meeting(self, scene_id: str, model) -> LiveMeeting:
+        """A scene to play live: every persona line spoken in its persona's voice, ready to step;
+        its `bridge()` is the WebRTC audio callback, its `now()` what the page shows.
+        SpeechSynthesisError when text-to-speech is missing."""
+        scene = self._scene(scene_id)
+        voices = meeting.line_samples(scene, self.library.personas, self.settings)
+        return LiveMeeting(scene, self.library.personas, voices, meeting.hearing(model))
+
+    def meeting_result(self, live: LiveMeeting, model) -> MeetingResult:
+        """A live meeting judged on the timeline as it was played (`coach meeting`'s judging)."""
+        lines, windows = live.played()
+        live.close()
+        data = meeting.judge_samples(live.scene, lines, windows, live.recording(), model)
+        return meeting.result_view(live.scene, self.library.personas, data)
+
+    def meeting_audio(self, scene_id: str) -> bytes:
+        """The personas' side of a scene as one WAV, to play while recording it in one piece."""
+        return meeting.personas_audio(self._scene(scene_id), self.library.personas, self.settings)
+
+    def play_meeting(self, scene_id: str, audio) -> MeetingResult:
+        """A recording of the whole scene (silence where the learner listens) judged as
+        `coach meeting --scene ID --audio FILE` judges it."""
+        scene = self._scene(scene_id)
+        data = meeting.play(scene, self.library.personas, audio, self.settings)
+        return meeting.result_view(scene, self.library.personas, data)

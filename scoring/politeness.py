@@ -59,6 +59,7 @@ class Found:
     weight: float
     marker: bool = True
     impolite: bool = False
+    cue: str = ""  # the parsed cue that found it (politeness.yaml, `parsed_cues`), if one did
 
     def to_json_dict(self) -> dict:
         return {"name": self.name, "evidence": self.evidence}
@@ -148,11 +149,247 @@ def _parsed_command(answer: Answer, spec: dict) -> Found | None:
     """A command the word list of `imperative_start` does not hold ("Define 'production-ready'."),
     read from the parse; its evidence is the verb."""
     exempt = set(spec["exempt_verbs"])
+    seen: set[tuple[int, int]] = set()
     for clause in answer.grammar:
-        if clause.imperative and clause.verb not in exempt:
-            word = answer.text[clause.position:].split(maxsplit=1)[0].rstrip(".,!?;:")
-            return Found(BARE_COMMAND, word, clause.position, 0.0, marker=False, impolite=True)
+        first = clause.sentence not in seen
+        seen.add(clause.sentence)
+        if clause.verb in exempt or not (clause.imperative or (first and _led_in_command(answer, clause, spec))):
+            continue
+        word = answer.text[clause.position:].split(maxsplit=1)[0].rstrip(".,!?;:")
+        return Found(BARE_COMMAND, word, clause.position, 0.0, marker=False, impolite=True)
     return None
+
+
+_NAME_COMMA = re2.compile(r"^[A-Z][a-z]+,$")
+
+
+def _led_in_command(answer: Answer, clause, spec: dict) -> bool:
+    """A command after a reaction or a name the parse does not take for an interjection ("Wow,
+    great, just decide everything", "Mina, confirm you can hear me"): the sentence's first verb in
+    its base form, no subject, no modal, not a question, and only `lead_in` words or a name before it."""
+    if clause.subject != "none" or clause.tense != "present" or clause.modal or clause.question or not clause.verb:
+        return False
+    word = _WORD.match(answer.text, clause.position)
+    if word is None or word.group(0).lower() != clause.verb:  # the base form itself, not "sharing"
+        return False
+    before = answer.text[clause.sentence[0] : clause.position].split()
+    if not before:
+        return False
+    lead = {str(w).lower() for w in spec.get("lead_in") or ()}
+    return all(_NAME_COMMA.match(w) or w.strip(",.!—–-").lower() in lead for w in before)
+
+
+# --- impoliteness read from the parse (politeness.yaml, `parsed_cues`) -------------------------
+
+_WORD = re2.compile(r"[A-Za-z]+(?:['’][A-Za-z]+)?")
+_CONDITIONAL = re2.compile(r"(?i)\b(?:if|unless|whether|when|once)\b[^,.;!?]*$")
+_EVEN_SO = re2.compile(r"\b[Ee]ven (?:so|if|though|when|more|less|better|worse|faster|further|to|the|a|an|for|in|on|at|with)\b|\beven [A-Z]")
+
+
+@dataclass(frozen=True)
+class Cue:
+    """One structural cue of impoliteness: a rule in code over word classes from the YAML."""
+
+    name: str
+    reports: str  # the impolite strategy it is named as
+    rule: str
+    spec: dict
+    softened_by: frozenset[str]
+
+    def words(self, key: str) -> frozenset[str]:
+        return frozenset(str(w).lower() for w in self.spec.get(key) or ())
+
+
+@cache
+def parsed_cues() -> tuple[Cue, ...]:
+    out = []
+    for item in _data().get("parsed_cues") or ():
+        if item["rule"] not in _RULES:
+            raise ValueError(f"politeness.yaml: {item['name']}: unknown rule {item['rule']!r}")
+        if item["reports"] not in {s.name for s in strategies() if s.impolite} | {BARE_COMMAND}:
+            raise ValueError(f"politeness.yaml: {item['name']}: reports {item['reports']!r}, not an impolite strategy")
+        out.append(Cue(item["name"], item["reports"], item["rule"], item, frozenset(item.get("softened_by") or ())))
+    return tuple(out)
+
+
+@cache
+def mild_cues() -> frozenset[str]:
+    """Cues marked `mild`: impolite, but the line still does its move ("Fine, go ahead.")."""
+    return frozenset(c.name for c in parsed_cues() if c.spec.get("mild"))
+
+
+def _lower_words(text: str) -> list[str]:
+    return [w.lower().replace("’", "'") for w in _WORD.findall(text)]
+
+
+def _sentence_text(answer: Answer, clause) -> str:
+    return answer.text[clause.sentence[0] : clause.sentence[1]]
+
+
+def _conditional(answer: Answer, clause) -> bool:
+    """The clause sits in an if-clause ("If you can't see it, …")."""
+    return _CONDITIONAL.search(answer.text[clause.sentence[0] : clause.position]) is not None
+
+
+def _listener_does(cue: Cue, answer: Answer, clause) -> bool:
+    if clause.subject != "listener" or _conditional(answer, clause):
+        return False
+    if clause.question or clause.words & cue.words("unless"):
+        return False
+    if _EVEN_SO.search(_sentence_text(answer, clause)):
+        return False  # "even though you didn't …" concedes, it does not judge
+    if clause.words & cue.words("adverbs") and clause.tense in {"present", "future"}:
+        return True  # a habit ("you always do that"), not one past event ("you never created the page")
+    return clause.negated and bool(clause.verb in cue.words("verbs") or clause.words & cue.words("negated_adverbs"))
+
+
+def _yours_is_bad(cue: Cue, answer: Answer, clause) -> bool:
+    return (clause.verb == "be" and "your" in clause.words and not clause.question and not clause.negated
+            and bool(clause.words & cue.words("words")) and not _conditional(answer, clause))
+
+
+def _judged_bad(cue: Cue, answer: Answer, clause) -> bool:
+    if clause.question or clause.negated or clause.modal in {"might", "may", "could", "would"}:
+        return False
+    if not clause.words & cue.words("words"):
+        return False
+    if clause.fragment == "NOUN" or (clause.fragment and clause.verb == ""):  # "Another vague deadline."
+        return True
+    subject = clause.subject_text.lower()
+    return clause.verb == "be" and (subject in cue.words("subjects") or clause.subject == "none")
+
+
+def _rhetorical(cue: Cue, answer: Answer, clause) -> bool:
+    if not clause.question:
+        return False
+    sentence = _sentence_text(answer, clause)
+    if clause.words & cue.words("adverbs") and not clause.words & cue.words("unless") and not _EVEN_SO.search(sentence):
+        return True
+    return "really" in clause.words and "than" in _lower_words(sentence)
+
+
+def _negated_anyway(cue: Cue, answer: Answer, clause) -> bool:
+    words = _lower_words(_sentence_text(answer, clause))
+    return (bool(words) and words[-1] == "anyway" and clause.negated and "anyway" in clause.words
+            and clause.subject == "listener")
+
+
+def _own_turn(cue: Cue, answer: Answer, clause) -> bool:
+    if clause.subject != "speaker" or clause.tense != "past" or clause.question or "be" not in clause.words:
+        return False
+    if clause.subject_text.lower() not in {"i"} or clause.governor or _conditional(answer, clause):
+        return False  # "what I was saying is …" is not a claim on the floor
+    before = answer.text[clause.sentence[0] : clause.position].lower()
+    if "what" in _lower_words(before):
+        return False
+    if clause.verb == "do":  # "I wasn't done"
+        return clause.state == "done" and clause.negated
+    return clause.verb in cue.words("verbs") and not (clause.words & {"to", "with", "about", "that"})
+
+
+def _let_me(cue: Cue, answer: Answer, clause) -> bool:
+    """"Let me finish." said as a demand: nothing after the verb but a word or two ("now", "first")."""
+    after = _lower_words(answer.text[clause.position : clause.sentence[1]])[1:]
+    return clause.verb in cue.words("verbs") and clause.subject_text.lower() == "me" and not clause.question and (
+        "let" in _lower_words(answer.text[clause.sentence[0] : clause.position])[-2:]) and len(after) <= 1
+
+
+_RULES = {
+    "listener_does": _listener_does,
+    "yours_is_bad": _yours_is_bad,
+    "judged_bad": _judged_bad,
+    "rhetorical": _rhetorical,
+    "negated_anyway": _negated_anyway,
+    "own_turn": _own_turn,
+    "let_me": _let_me,
+    "only_words": None,
+    "sarcastic_praise": None,
+    "reluctant": None,
+}
+
+
+def _only_words(cue: Cue, sentence) -> bool:
+    text = sentence.text.strip()
+    words = _lower_words(text)
+    if not words:
+        return False
+    if words[0] in cue.words("opens") and re2.match(r"(?i)^\W*[a-z]+\s*[,.!]", text):
+        return True
+    if cue.spec.get("ends") == "statement" and text.endswith("?"):
+        return False
+    allowed = cue.words("words") | cue.words("filler")
+    return all(w in allowed for w in words) and any(w in cue.words("words") for w in words)
+
+
+def _praise_only(cue: Cue, sentence) -> bool:
+    words = _lower_words(sentence.text)
+    praise = cue.words("words")
+    return bool(words) and any(w in praise for w in words) and all(
+        w in praise | cue.words("nouns") | cue.words("filler") for w in words) and not sentence.text.strip().endswith("?")
+
+
+def _reluctant(cue: Cue, sentence) -> bool:
+    text = sentence.text.strip()
+    words = _lower_words(text)
+    lead = cue.words("lead")
+    i = 0
+    while i < len(words) and words[i] in lead:
+        i += 1
+    if i < len(words) and words[i] in cue.words("words"):
+        after = words[i + 1] if i + 1 < len(words) else ""
+        # "fine" closed by a comma or a full stop, not "fine by me" / "fine, thanks"
+        said = re2.search(r"(?i)\b" + words[i] + r"\s*[,.!—–-]", text)
+        if said and after not in cue.words("unless"):
+            return True
+    tail = text.rstrip(".!… ").lower()
+    return any(tail.endswith(" " + t.lower()) or tail.endswith("," + t.lower()) for t in cue.spec.get("tails") or ())
+
+
+def _cue_found(cue: Cue, answer: Answer, found_names: set[str]) -> Found | None:
+    if found_names & cue.softened_by:
+        return None
+    if cue.rule in {"only_words", "reluctant"}:
+        test = _only_words if cue.rule == "only_words" else _reluctant
+        for sentence in answer.sentences:
+            if test(cue, sentence):
+                return Found(cue.reports, sentence.text, sentence.start, 0.0, marker=False, impolite=True, cue=cue.name)
+        return None
+    if cue.rule == "sarcastic_praise":
+        trigger = cue.words("trigger")
+        for sentence in answer.sentences:
+            others = " ".join(s.text for s in answer.sentences if s is not sentence and not s.text.rstrip().endswith("?"))
+            if _praise_only(cue, sentence) and set(_lower_words(others)) & trigger:
+                return Found(cue.reports, sentence.text, sentence.start, 0.0, marker=False, impolite=True, cue=cue.name)
+        return None
+    rule = _RULES[cue.rule]
+    for clause in answer.grammar:
+        if rule(cue, answer, clause):
+            sentence = answer.sentence_at(clause.position)
+            if sentence is None:
+                return None
+            return Found(cue.reports, sentence.text, sentence.start, 0.0, marker=False, impolite=True, cue=cue.name)
+    return None
+
+
+def _parsed_impoliteness(found: list[Found], answer: Answer) -> list[Found]:
+    """What the parse finds impolite that no phrase named (politeness.yaml, `parsed_cues`), each
+    named as the impolite strategy it reports, once per strategy."""
+    names = {f.name for f in found}
+    out = []
+    for cue in parsed_cues():
+        if cue.reports in names:
+            continue
+        if hit := _cue_found(cue, answer, names):
+            out.append(hit)
+            names.add(hit.name)
+    return out
+
+
+def cue_names(text: str | Answer) -> list[str]:
+    """The parsed cues that fire on a line, by their own names, softeners counted (for the tests)."""
+    answer = text if isinstance(text, Answer) else Answer(text)
+    names = {s.name for s in find(answer)}
+    return [cue.name for cue in parsed_cues() if _cue_found(cue, answer, names)]
 
 
 def _unsoftened_command(found: list[Found], answer: Answer) -> Found | None:
@@ -211,6 +448,7 @@ def find(
                 break
         if first:
             found.append(first)
+    found += _parsed_impoliteness(found, answer)
     if command := _unsoftened_command(found, answer):
         found.append(command)
     return sorted(found, key=lambda f: (f.start, f.name))

@@ -48,7 +48,7 @@ def design(items, fitted):
         for found in politeness.find(request.text):
             if found.name in index:
                 x[i, index[found.name]] = 1.0
-            else:
+            elif not found.cue:  # a parsed cue, like a bare command, makes a request impolite but weighs nothing
                 offset[i] += fixed.get(found.name, 0.0)
             impolite_found[i] |= found.impolite
         y[i] = float(polite)

@@ -107,6 +107,37 @@ def test_what_makes_a_line_impolite_is_named(line, named):
     assert english and korean
 
 
+CUE_CASES = [(cue.name, text, True) for cue in politeness.parsed_cues() for text in cue.spec["match"]] + [
+    (cue.name, text, False) for cue in politeness.parsed_cues() for text in cue.spec["no_match"]]
+
+
+@pytest.mark.parametrize("name, text, fires", CUE_CASES, ids=[f"{c[0]}-{c[2]}-{i}" for i, c in enumerate(CUE_CASES)])
+def test_each_parsed_cue_holds_its_examples(name, text, fires):
+    """politeness.yaml `parsed_cues`: each cue names its `match` lines (softeners counted) and not
+    its `no_match` lines, so another wording of the same move is found and its look-alikes are not."""
+    assert (name in politeness.cue_names(text)) == fires, (name, text, politeness.cue_names(text))
+
+
+def test_every_parsed_cue_says_what_it_is_for():
+    for cue in politeness.parsed_cues():
+        assert cue.spec.get("about") and cue.spec.get("match") and cue.spec.get("no_match"), cue.name
+        english, korean = politeness.sounds(cue.reports)
+        assert english and korean
+
+
+@pytest.mark.parametrize("line", [
+    "Wow, great, just decide everything without us then.",
+    "Ugh. Sharing. Happy?",
+    "Yeah, you always do that.",
+    "It's working. Your speakers are the problem.",
+    "Did you even open it?",
+    "No, I was talking.",
+])
+def test_impoliteness_the_parse_finds_is_named(line):
+    verdict = politeness.assess(line, moment=True)
+    assert not verdict.polite and verdict.impolite, [(f.name, f.evidence) for f in verdict.strategies]
+
+
 def test_file_contract(tmp_path):
     path = tmp_path / "request.txt"
     path.write_text("Sorry to bother you, but would you mind reviewing my PR?\n", encoding="utf-8")

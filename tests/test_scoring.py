@@ -216,6 +216,44 @@ def test_every_lexicon_entry_shows_what_it_is_for(name, where, node):
         assert len(set(node["patterns"])) == len(node["patterns"]), f"{name}:{'/'.join(where)} repeats a pattern"
 
 
+def _sense_cases():
+    from scoring.detectors.base import pattern_data
+
+    for move, node in pattern_data("meeting")["moves"].items():
+        if node.get("senses"):
+            assert node.get("sense_examples", {}).get("match") and node["sense_examples"].get("no_match"), move
+            for text in node["sense_examples"]["match"]:
+                yield move, text, True
+            for text in node["sense_examples"]["no_match"]:
+                yield move, text, False
+
+
+SENSE_CASES = list(_sense_cases())
+
+
+@pytest.mark.parametrize("move,text,met", SENSE_CASES, ids=[f"{c[0]}-{c[2]}-{i}" for i, c in enumerate(SENSE_CASES)])
+def test_each_move_sense_holds_its_examples(move, text, met):
+    """meeting.yaml: a move's `senses` (word classes matched on lemmas) find its `sense_examples`
+    `match` lines and not its `no_match` lines."""
+    from scoring.detectors.base import pattern_data
+    from scoring.detectors.meeting import _concept_matches
+    from scoring.text import Answer
+
+    node = pattern_data("meeting")["moves"][move]
+    assert bool(_concept_matches(Answer(text), node)) == met, (move, text)
+
+
+def test_every_sense_names_known_word_classes():
+    from scoring.detectors.base import pattern_data
+
+    data = pattern_data("meeting")
+    for move, node in data["moves"].items():
+        for rule in node.get("senses") or ():
+            assert set(rule) <= {"all", "none", "question", "max_words", "scope"}, (move, rule)
+            for name in (*rule.get("all", ()), *rule.get("none", ())):
+                assert name in data["word_classes"], (move, name)
+
+
 STATUS_PLAIN = ("For context, I'm on the billing export so finance can close the month. So far the CSV job "
                 "runs nightly. Next I will add alerts by Friday. I'm blocked on access to the replica, can you help?")
 

@@ -64,6 +64,16 @@ class AnswerBox:
 
 
 @dataclass
+class MeetingState:
+    """The live meeting page's state (coach.ui.meeting_view), by scene."""
+
+    results: dict[str, Any] = field(default_factory=dict)  # scene id -> its MeetingResult, until "Play it again"
+    live: dict[str, dict] = field(default_factory=dict)  # connection key -> the LiveMeeting and its audio callback
+    attempts: dict[str, int] = field(default_factory=dict)  # scene id -> times started (a fresh connection each)
+    recordings: dict[str, str] = field(default_factory=dict)  # scene id -> the one-piece recording already judged
+
+
+@dataclass
 class PageState:
     """Everything a browser session keeps between page runs, besides widget values."""
 
@@ -75,6 +85,7 @@ class PageState:
     confirm: set[str] = field(default_factory=set)  # the "are you sure?" asked now (end a session, delete a card)
     box: AnswerBox = field(default_factory=AnswerBox)
     voice: VoiceState = field(default_factory=VoiceState)
+    meeting: MeetingState = field(default_factory=MeetingState)
     once: dict[str, Any] = field(default_factory=dict)  # a gesture's outcome, shown by the next run (own cards)
     kept: dict[str, Any] = field(default_factory=dict)  # results kept while the page is open (suggestions, …)
     results: dict[str, Any] = field(default_factory=dict)  # recording digest → its result (say again, read aloud)
@@ -87,6 +98,10 @@ def page() -> PageState:
 
 def voice() -> VoiceState:
     return page().voice
+
+
+def meeting() -> MeetingState:
+    return page().meeting
 
 
 def keep_view(view: PracticeView) -> None:

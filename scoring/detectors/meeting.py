@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from functools import cache
+
 import re2
 from pydantic import field_validator, model_validator
 
@@ -40,6 +42,81 @@ def _matches(answer: Answer, patterns) -> list:
             found.append((sentence, sentence.start + match.start()))
         elif sentence.numeric != sentence.text and patterns.search(sentence.numeric):
             found.append((sentence, None))
+    return found
+
+
+# --- meaning classes (meeting.yaml, `word_classes` and each move's `senses`) ----------------------
+
+_TOKEN = re2.compile(r"[A-Za-z]+(?:['’][A-Za-z]+)?")
+_CONTRACTED = {"s": "be", "re": "be", "m": "be", "ve": "have", "ll": "will", "d": "would"}
+_NEGATED_BASE = {"ca": "can", "wo": "will", "sha": "shall", "ai": "be"}
+# function words are kept as said: lemminflect would read "us" or "its" as nouns
+_AS_SAID = frozenset({"i", "me", "my", "we", "us", "our", "you", "your", "it", "its", "this", "that", "the", "a",
+                      "an", "one", "first", "then", "now", "after", "before", "more", "up", "on", "out", "off",
+                      "in", "to", "for", "what", "when", "which", "where", "not", "no", "there", "here", "better",
+                      "ahead", "again", "ok", "okay", "whats", "left", "quick", "some", "once", "only"})
+
+
+@cache
+def _lemma(word: str) -> str:
+    if word in _AS_SAID:
+        return word
+    from scoring.lazy_imports import lemminflect
+
+    found = lemminflect().getAllLemmas(word, "VERB").get("VERB") or lemminflect().getAllLemmas(word, "NOUN").get("NOUN")
+    return found[0] if found else word
+
+
+def lemma_words(text: str) -> list[str]:
+    """The words of a text as lemmas, contractions opened: "didn't hear" -> do not hear."""
+    out = []
+    for token in _TOKEN.findall(text.lower().replace("’", "'")):
+        if token.endswith("n't"):
+            base = token[:-3]
+            out += [_lemma(_NEGATED_BASE.get(base, base)), "not"]
+        elif "'" in token:
+            head, tail = token.split("'", 1)
+            out += [_lemma(head), _CONTRACTED.get(tail, tail)]
+        else:
+            out.append(_lemma(token))
+    return out
+
+
+@cache
+def _class_regex(name: str):
+    """One word class as a regex over a space-joined lemma string: each entry's words in order and
+    next to each other; "..." in an entry lets one other word in ("not ... catch": "didn't quite catch")."""
+    entries = pattern_data("meeting")["word_classes"][name]
+    alternatives = []
+    for entry in entries:
+        parts = [" ".join(re2.escape(w) for w in lemma_words(part)) for part in str(entry).split("...")]
+        alternatives.append(r"(?: \S+)? ".join(p for p in parts if p))
+    return re2.compile(r"(?: |^)(?:" + "|".join(alternatives) + r")(?: |$)")
+
+
+def _sense_met(rule: dict, lemmas: str, sentence_text: str) -> bool:
+    if rule.get("question") and "?" not in sentence_text:
+        return False
+    if (limit := rule.get("max_words")) and len(_TOKEN.findall(sentence_text)) > limit:
+        return False
+    return all(_class_regex(c).search(lemmas) for c in rule.get("all", ())) and not any(
+        _class_regex(c).search(lemmas) for c in rule.get("none", ()))
+
+
+def _concept_matches(answer: Answer, node: dict) -> list:
+    """Sentences that do the move by meaning (its `senses` in meeting.yaml), not by a listed phrase."""
+    rules = node.get("senses") or ()
+    if not rules:
+        return []
+    found = []
+    whole = " ".join(lemma_words(answer.text))
+    for sentence in answer.sentences:
+        lemmas = " ".join(lemma_words(sentence.text))
+        for rule in rules:
+            scope = whole if rule.get("scope") == "answer" else lemmas
+            if _sense_met(rule, scope, sentence.text if rule.get("scope") != "answer" else answer.text):
+                found.append((sentence, sentence.start))
+                break
     return found
 
 
@@ -167,7 +244,7 @@ class MeetingMove(Detector):
             listed += _title_line(answer)
         found = with_readings(
             answer,
-            _matches(answer, patterns) + listed,
+            _matches(answer, patterns) + listed + _concept_matches(answer, node),
             (*node.get("readings", ()), *params.readings),
             (*node.get("unless_readings", ()), *params.unless_readings),
         )
@@ -298,9 +375,12 @@ class Politeness(Detector):
 def _rude(answer: Answer) -> list:
     """What makes a line too rude to count as the move: anything impolite, except a bare command
     beside other words ("Is my audio working? Say something." still checks the connection; "Say
-    it again." alone does not ask politely enough to count)."""
+    it again." alone does not ask politely enough to count) and a cue marked `mild` in
+    politeness.yaml (a reluctant "Fine, go ahead." still gives the floor)."""
     impolite = politeness.assess(answer, moment=True).impolite
-    return [f for f in impolite if f.name != politeness.BARE_COMMAND or len(answer.sentences) == 1]
+    mild = politeness.mild_cues()
+    return [f for f in impolite if (f.name != politeness.BARE_COMMAND or len(answer.sentences) == 1)
+            and f.cue not in mild]
 
 
 def _how_it_sounds(impolite) -> str:
