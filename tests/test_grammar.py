@@ -3,9 +3,12 @@ counter-examples, and written updates are read by their headings."""
 
 from __future__ import annotations
 
+import sys
+
 import pytest
 
-from scoring.grammar import READINGS, read
+from scoring.grammar import read
+from scoring.readings import READINGS
 from scoring.text import Answer
 
 CASES = [(name, text, True) for name, r in READINGS.items() for text in r.match] + [
@@ -24,6 +27,25 @@ def test_every_reading_meets_its_examples_and_not_its_counter_examples(name, tex
 def test_every_reading_says_what_it_is_for_and_has_examples_both_ways():
     for name, reading in READINGS.items():
         assert reading.description and reading.match and reading.no_match, name
+
+
+def test_every_reading_is_declared_by_its_family_module_and_collected():
+    from scoring.readings import FAMILIES
+    from scoring.readings.registry import reading
+
+    declared = {
+        name: module.__name__
+        for module in FAMILIES
+        for name, r in READINGS.items()
+        if r.test.__module__ == module.__name__
+    }
+    assert set(declared) == set(READINGS)  # every reading comes from a family module, none from elsewhere
+    assert all(getattr(sys.modules[module], READINGS[name].test.__name__) is READINGS[name].test
+               for name, module in declared.items())
+    with pytest.raises(ValueError, match="declared twice"):
+        reading("stuck", "again", match=("x",), no_match=("y",))(lambda c: False)
+    with pytest.raises(ValueError, match="needs examples"):
+        reading("new_one", "no examples", match=(), no_match=("y",))
 
 
 def test_a_terse_ticket_style_update_is_read_as_done_and_ongoing_work():

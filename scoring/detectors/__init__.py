@@ -1,4 +1,7 @@
-"""The detector registry: criteria in content packs name a detector `type` and its params."""
+"""The detector registry: criteria in content packs name a detector `type` and its params.
+
+Each detector registers itself where it is defined (`@detector("measured_result")`,
+scoring.detectors.base); importing the detector modules here fills the registry."""
 
 from __future__ import annotations
 
@@ -6,39 +9,14 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from scoring.detectors.base import Detector, Hit
-from scoring.detectors.concepts import KeyConcepts
-from scoring.detectors.experience import (
-    MeasuredResult,
-    OptionsRejected,
-    Process,
-    Reflection,
-    SelfAction,
-    Teamwork,
-)
-from scoring.detectors.meeting import MeetingMove, Phrases, Politeness
-from scoring.detectors.reasoning import GenericReason, Quantity, Tradeoff
+from scoring.detectors import concepts, experience, meeting, reasoning  # each registers its detectors
+from scoring.detectors.base import Detector, Hit, registered
 
-REGISTRY: dict[str, Detector] = {
-    detector.type: detector
-    for detector in (
-        SelfAction(),
-        Process(),
-        MeasuredResult(),
-        Teamwork(),
-        OptionsRejected(),
-        Reflection(),
-        KeyConcepts(),
-        MeetingMove(),
-        Phrases(),
-        Politeness(),
-        Tradeoff(),
-        GenericReason(),
-        Quantity(),
-    )
-}
+DETECTOR_MODULES = (concepts, experience, meeting, reasoning)
 
-__all__ = ["REGISTRY", "Detector", "Hit", "check_detector_spec", "detector_for"]
+REGISTRY: dict[str, Detector] = registered()
+
+__all__ = ["DETECTOR_MODULES", "REGISTRY", "Detector", "Hit", "check_detector_spec", "detector_for"]
 
 
 def check_detector_spec(detector_type: str, params: dict[str, Any]) -> list[str]:

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field
@@ -70,8 +71,8 @@ def negated_before(answer: Answer, position: int) -> bool:
 
 
 def check_readings(names: list[str]) -> list[str]:
-    """Field validator: every named grammar reading exists (scoring.grammar.READINGS)."""
-    from scoring.grammar import READINGS
+    """Field validator: every named grammar reading exists (scoring.readings.READINGS)."""
+    from scoring.readings import READINGS
 
     for name in names:
         if name not in READINGS:
@@ -146,8 +147,9 @@ valid_regexes = check_patterns  # field validator for author-written patterns (R
 
 
 class Detector:
-    """A named scoring unit. Subclasses set `type`, `Params`, `description` and `examples`, and
-    implement `detect`; `scoring.detectors.REGISTRY` lists them."""
+    """A named scoring unit. Subclasses are registered under their `type` by `@detector("type")`,
+    set `Params`, `description` and `examples`, and implement `detect`; `scoring.detectors.REGISTRY`
+    lists every registered one."""
 
     type: ClassVar[str]
     Params: ClassVar[type[Params]] = Params
@@ -156,6 +158,35 @@ class Detector:
 
     def detect(self, answer: Answer, params: Params, turn_id: str) -> Hit:
         raise NotImplementedError
+
+
+_REGISTERED: dict[str, Detector] = {}  # filled by @detector as the detector modules are imported
+
+D = TypeVar("D", bound=type[Detector])
+
+
+def detector(name: str) -> Callable[[D], D]:
+    """Class decorator: register a detector under the criterion `type` that cards name
+    (`@detector("measured_result")`). It sets the class's `type`; a class that also spells `type`
+    itself must spell the same name. One instance serves every criterion of that type."""
+
+    def register(cls: D) -> D:
+        declared = cls.__dict__.get("type")
+        if declared is not None and declared != name:
+            raise TypeError(f"{cls.__name__} declares type {declared!r} but is registered as {name!r}")
+        if name in _REGISTERED and type(_REGISTERED[name]) is not cls:
+            first = type(_REGISTERED[name]).__name__
+            raise ValueError(f"detector type {name!r} registered twice ({first}, {cls.__name__})")
+        cls.type = name
+        _REGISTERED[name] = cls()
+        return cls
+
+    return register
+
+
+def registered() -> dict[str, Detector]:
+    """Every detector registered so far, by type, in the order their modules defined them."""
+    return dict(_REGISTERED)
 
 
 def first_sentences(answer: Answer, spans: list[tuple[Span, int | None]], limit: int = 3) -> list[str]:

@@ -8,7 +8,7 @@ from functools import cache
 import re2
 from pydantic import field_validator
 
-from scoring.detectors.base import Detector, Example, Hit, Params, compiled, param
+from scoring.detectors.base import Detector, Example, Hit, Params, compiled, detector, param
 from scoring.regex import check_patterns
 from scoring.text import Answer
 
@@ -75,8 +75,8 @@ class KeyConceptsParams(Params):
         return self.min_covered or max(1, math.ceil(len(self.concepts) / 2))
 
 
+@detector("key_concepts")
 class KeyConcepts(Detector):
-    type = "key_concepts"
     Params = KeyConceptsParams
     description = (
         "Coverage of the card's concepts (each with synonyms and its Korean term). Met when at "

@@ -13,6 +13,7 @@ from scoring.detectors.base import (
     Hit,
     Params,
     compiled,
+    detector,
     entry,
     first_sentences,
     is_future,
@@ -69,8 +70,8 @@ def _self_action_regexes(techniques: tuple[str, ...]):
     return action, ownership, named, code_like
 
 
+@detector("self_action")
 class SelfAction(Detector):
-    type = "self_action"
     Params = SelfActionParams
     description = (
         "The speaker took a concrete technical action themselves ('I rewrote the jit "
@@ -108,8 +109,8 @@ class SelfAction(Detector):
         return Hit(True, 1.0, first_sentences(answer, found), "a concrete action of the speaker's own")
 
 
+@detector("process")
 class Process(Detector):
-    type = "process"
     Params = ExtraPatterns
     description = (
         "How the problem was worked: profiling, root-cause analysis, a hypothesis and its "
@@ -160,8 +161,8 @@ def _result_regexes(extra_outcomes: tuple[str, ...]) -> dict:
     }
 
 
+@detector("measured_result")
 class MeasuredResult(Detector):
-    type = "measured_result"
     Params = MeasuredResultParams
     description = (
         "A figure that proves the outcome: before/after, a % change, an x-fold speed-up, a "
@@ -223,8 +224,8 @@ _NOT_ACTING = frozenset(
 )
 
 
+@detector("teamwork")
 class Teamwork(Detector):
-    type = "teamwork"
     Params = ExtraPatterns
     description = (
         "Concrete collaboration: who did what, a split of roles, working with a named "
@@ -289,8 +290,8 @@ class _SentencePhrases(Detector):
         return Hit(True, 1.0, first_sentences(answer, found), self.met_reason)
 
 
+@detector("options_rejected")
 class OptionsRejected(_SentencePhrases):
-    type = "options_rejected"
     description = (
         "An alternative that was considered and not chosen, ideally with why; or one turned down as the "
         "grammar reads it (choice_over_option: 'we looked at Redis and went with Postgres', 'switched from X')."
@@ -307,8 +308,8 @@ class OptionsRejected(_SentencePhrases):
     )
 
 
+@detector("reflection")
 class Reflection(_SentencePhrases):
-    type = "reflection"
     description = "What the speaker would do differently, or a lesson they learned."
     missing_reason = "no lesson or 'what I would do differently'"
     met_reason = "reflects on what to change"

@@ -15,6 +15,7 @@ from scoring.detectors.base import (
     Params,
     check_readings,
     compiled,
+    detector,
     first_sentences,
     lexicon,
     param,
@@ -202,6 +203,7 @@ class MeetingMoveParams(Params):
         return self
 
 
+@detector("meeting_move")
 class MeetingMove(Detector):
     type = "meeting_move"
     Params = MeetingMoveParams
@@ -291,6 +293,7 @@ class PhrasesParams(Params):
         return self
 
 
+@detector("phrases")
 class Phrases(Detector):
     type = "phrases"
     Params = PhrasesParams
@@ -330,6 +333,7 @@ class PolitenessParams(Params):
     _regexes = field_validator("extra_markers", "extra_blunt")(check_patterns)
 
 
+@detector("politeness")
 class Politeness(Detector):
     type = "politeness"
     Params = PolitenessParams

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from scoring.detectors.base import Detector, Example, Hit, first_sentences, lexicon, regex
+from scoring.detectors.base import Detector, Example, Hit, detector, first_sentences, lexicon, regex
 from scoring.detectors.experience import ExtraPatterns
 
 
+@detector("tradeoff")
 class Tradeoff(Detector):
-    type = "tradeoff"
     Params = ExtraPatterns
     description = (
         "What one design gives up for another: an explicit trade-off or cost ('the downside is', "
@@ -41,10 +41,10 @@ class Tradeoff(Detector):
         return Hit(True, 1.0, first_sentences(answer, found), "weighs what each option costs")
 
 
+@detector("generic_reason")
 class GenericReason(Detector):
     """A pitfall detector: met when the answer gives a reason that would fit any project."""
 
-    type = "generic_reason"
     description = (
         "A pitfall: a reason given without any condition of the speaker's own project (their "
         "traffic, model size, constraint or a measured number), e.g. 'we chose FSDP because it "
@@ -74,11 +74,11 @@ class GenericReason(Detector):
         return Hit(True, 1.0, first_sentences(answer, found), "a reason that would fit any project")
 
 
+@detector("quantity")
 class Quantity(Detector):
     """For conceptual questions: a number put on the concept itself (the traffic, the memory,
     the bubble), which needs no before/after, unlike a measured result."""
 
-    type = "quantity"
     Params = ExtraPatterns
     description = (
         "A number put on the concept: bytes per parameter, how many times the gradient each GPU "

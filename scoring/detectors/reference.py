@@ -61,8 +61,8 @@ def reference(detector_type: str) -> str:
 
 
 def readings_table() -> str:
-    """The grammar readings (scoring.grammar.READINGS) with what they are for and one example."""
-    from scoring.grammar import READINGS
+    """The grammar readings (scoring.readings.READINGS) with what they are for and one example."""
+    from scoring.readings import READINGS
 
     rows = ["| reading | what it is | for example |", "|---|---|---|"]
     for name, reading in sorted(READINGS.items()):
