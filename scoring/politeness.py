@@ -304,6 +304,7 @@ _RULES = {
     "own_turn": _own_turn,
     "let_me": _let_me,
     "only_words": None,
+    "phrases": None,
     "sarcastic_praise": None,
     "reluctant": None,
 }
@@ -320,6 +321,15 @@ def _only_words(cue: Cue, sentence) -> bool:
         return False
     allowed = cue.words("words") | cue.words("filler")
     return all(w in allowed for w in words) and any(w in cue.words("words") for w in words)
+
+
+def _phrase(cue: Cue, sentence) -> bool:
+    """One of the cue's `patterns` in the sentence (whole words, any case); with `ends: statement`,
+    a question does not count ("Is it on your end?" asks, "It must be your end." blames)."""
+    text = sentence.text.strip()
+    if cue.spec.get("ends") == "statement" and text.endswith("?"):
+        return False
+    return compiled(tuple(cue.spec.get("patterns") or ())).search(text) is not None
 
 
 def _praise_only(cue: Cue, sentence) -> bool:
@@ -350,8 +360,8 @@ def _reluctant(cue: Cue, sentence) -> bool:
 def _cue_found(cue: Cue, answer: Answer, found_names: set[str]) -> Found | None:
     if found_names & cue.softened_by:
         return None
-    if cue.rule in {"only_words", "reluctant"}:
-        test = _only_words if cue.rule == "only_words" else _reluctant
+    if cue.rule in {"only_words", "reluctant", "phrases"}:
+        test = {"only_words": _only_words, "reluctant": _reluctant, "phrases": _phrase}[cue.rule]
         for sentence in answer.sentences:
             if test(cue, sentence):
                 return Found(cue.reports, sentence.text, sentence.start, 0.0, marker=False, impolite=True, cue=cue.name)
@@ -402,16 +412,34 @@ def _unsoftened_command(found: list[Found], answer: Answer) -> Found | None:
     names = {f.name for f in found}
     if names & set(spec["softened_by"]):
         return None
-    command = (next((f for f in found if f.name == IMPERATIVE_START), None) or _obligation(answer, spec)
-               or _parsed_command(answer, spec))
-    if command is None:
-        return None
-    sentence = answer.sentence_at(command.start)
-    if sentence is not None and compiled(tuple(spec["unless"])).search(sentence.text):
-        return None
-    if sentence is not None and any(f.impolite and sentence.start <= f.start < sentence.end for f in found):
-        return None  # "Stop, my turn now" is named once, as cutting someone off
-    return Found(BARE_COMMAND, command.evidence, command.start, 0.0, marker=False, impolite=True)
+    unless = compiled(tuple(spec["unless"]))
+    for command in (*_commands_at_start(found, answer), _obligation(answer, spec), _parsed_command(answer, spec)):
+        if command is None:
+            continue
+        sentence = answer.sentence_at(command.start)
+        if sentence is not None and unless.search(sentence.text):
+            continue  # an ordinary command of a meeting ("See, it's up."); another sentence may still be one
+        if sentence is not None and any(f.impolite and sentence.start <= f.start < sentence.end for f in found):
+            return None  # "Stop, my turn now" is named once, as cutting someone off
+        return Found(BARE_COMMAND, command.evidence, command.start, 0.0, marker=False, impolite=True)
+    return None
+
+
+def _commands_at_start(found: list[Found], answer: Answer) -> list[Found]:
+    """Each sentence's `imperative_start`, not only the first found ("See it? Answer." commands
+    in its second sentence though "See it?" is an ordinary check)."""
+    first = next((f for f in found if f.name == IMPERATIVE_START), None)
+    if first is None:
+        return []
+    strategy = next(s for s in strategies() if s.name == IMPERATIVE_START)
+    out = [first]
+    for sentence in answer.sentences:
+        if sentence.start <= first.start:
+            continue
+        match = strategy.regex.search(sentence.text)
+        if match is not None and match.start() == 0 and match.end() > 0:
+            out.append(Found(IMPERATIVE_START, match.group(0), sentence.start, strategy.weight, strategy.marker))
+    return out
 
 
 def model() -> dict:
