@@ -15,7 +15,9 @@ of benchmarks/phones.py (never on its test half; figures in benchmarks/README.md
 
 Words the dictionary does not have (NCCL_TOPO_FILE, p95, names) and numbers are not checked:
 they stand in the grammar as espeak-ng reads them, so they take their time in the audio and
-nothing else. One decoder per process, reused behind a lock. Deterministic.
+nothing else. One decoder per process, reused behind a lock. Deterministic per call: each
+decode starts from the decoder's initial cepstral mean and takes this clip's own (as
+`forced_choice`), so a clip is decided the same way whatever was checked before it.
 """
 
 from __future__ import annotations
@@ -342,7 +344,8 @@ def _check(dec: _Decoder, raw: bytes, words: list[str], offset: float, limits: d
         slots.append(slot)
         places.append(index)
     dec.flush()
-    best = dec.decode(raw, [[(seq, weight) for seq, weight, _ in slot] for slot in slots])
+    # fresh: the cepstral mean of this clip from the initial one, not the last clip's
+    best = dec.decode(raw, [[(seq, weight) for seq, weight, _ in slot] for slot in slots], fresh=True)
     out: list[PhoneVerdict | None] = [None] * len(words)
     if not best:
         return None
