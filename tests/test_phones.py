@@ -106,6 +106,25 @@ def test_the_decoder_is_reused_and_the_result_is_deterministic(tmp_path):
     assert flags(first).get("think") == "th"
 
 
+@needs_espeak
+def test_a_clip_is_checked_the_same_whatever_was_checked_before_it(tmp_path):
+    """Each decode starts from the decoder's initial cepstral mean (as `forced_choice`): before,
+    the mean carried over from the clip checked last, so after the JFK clip the same espeak-ng
+    clip was decided with other word boundaries."""
+    from tests.conftest_audio import ASSETS
+
+    samples = speech("I sink the value is zero.", tmp_path)
+    words = "I think the value is zero.".split()
+    skip = pron.function_words()
+    phones.check(samples, words, skip=skip)
+    after_itself = phones.check(samples, words, skip=skip)
+    jfk_text = (ASSETS / "jfk.txt").read_text(encoding="utf-8").split()
+    phones.check(audio_mod.load(ASSETS / "jfk.flac").samples, jfk_text, skip=skip)
+    after_another = phones.check(samples, words, skip=skip)
+    assert after_another == after_itself
+    assert flags(after_another).get("think") == "th"
+
+
 def test_native_human_speech_read_against_its_text_is_checked_and_not_flagged():
     """The public-domain JFK clip (assets/audio/SOURCES.md): its long pauses have a path
     (the second decoder), and no word is flagged."""
