@@ -27,7 +27,7 @@ from coach.access import Learner, auth_configured, auth_problem, signed_in
 from coach.audio import FrameResampler, format_seconds
 from coach.config import Settings, load_settings
 from coach.content.loader import REMOVED_FOLDER, markdown_files
-from coach.content.schema import Card, Library, Persona, Voice
+from coach.content.schema import Card, CardSummary, Library, Persona, Voice
 from coach.drills import DrillLine, lines_for, read_aloud
 from coach.errors import CoachError, ContentError
 from coach.hints import stored_turn_hints
@@ -97,8 +97,8 @@ __all__ = [
     # the gestures and their views
     "Coach", "Feedback", "PracticeView", "PronunciationStatus", "Transcribed", "present",
     # data and view types
-    "Card", "ConceptSuggestion", "DrillLine", "Learner", "Library", "Persona", "Pronunciation", "Rewrite",
-    "Rubric", "Scorecard", "SessionResult", "Settings", "Store", "SuggestedQuestion", "Summary", "Turn",
+    "Card", "CardSummary", "ConceptSuggestion", "DrillLine", "Learner", "Library", "Persona", "Pronunciation",
+    "Rewrite", "Rubric", "Scorecard", "SessionResult", "Settings", "Store", "SuggestedQuestion", "Summary", "Turn",
     "TurnDelta", "TurnHeadline", "TurnKind", "TurnStatus", "Voice", "WordScore",
     # constants
     "LLM_REASON_PREFIX", "LOCAL_LEARNER", "NEEDS_LLM", "REMOVED_FOLDER", "RUBRICS",
@@ -532,8 +532,9 @@ class Coach:
 
     # --- the learner's own cards ---------------------------------------------------------------------
 
-    def own_cards(self) -> list[Card]:
-        return [c for c in self.library.cards.values() if c.personal]
+    def own_cards(self) -> list[CardSummary]:
+        """The learner's own cards, as listed (from their folder's index: none is built)."""
+        return [c for c in self.library.summaries() if c.personal]
 
     def _private_library(self) -> Library:
         """`coach.personal` adds, changes and removes cards in the library it is given, and the app's

@@ -127,9 +127,9 @@ class _CardIndex:
             try:
                 with os.fdopen(handle, "wb") as out:
                     out.write(self.HEADER)
-                    for offset, size in kept:
-                        old.seek(offset)  # type: ignore[union-attr] - kept is empty without it
-                        out.write(old.read(size))  # type: ignore[union-attr]
+                    for offset, size in kept if old is not None else ():
+                        old.seek(offset)
+                        out.write(old.read(size))
                     out.write(b"".join(lines.values()))
                 os.chmod(temp, 0o600)
                 os.replace(temp, index)
