@@ -269,3 +269,19 @@ def test_the_start_page_with_thousands_of_own_cards_shows_a_page_of_them_and_sea
     at.text_input[0].input("Mine 1234").run()
     assert [r.split(" · ")[0] for r in rows(at)] == ["✍️ Mine 1234"]
     assert "#### Your own cards (1)" in [m.value for m in at.markdown]
+
+
+def test_a_gesture_in_the_app_copies_the_library_without_reading_the_own_cards(tmp_path, template, counted):
+    """`Coach._private_library` (a card made, edited or removed in the app) copies LazyCards."""
+    from coach.practice import _copied
+
+    own = tmp_path / "cards"
+    write_own_cards(own, template, 200)
+    library = load(own)
+    built_in = counted["built"]
+    copy = _copied(library.cards)
+    assert counted["built"] == built_in
+    assert copy["my-q-3"].title == "Mine 3" and "my-q-3" not in library.cards.read
+    del copy["my-q-3"]
+    assert "my-q-3" not in copy and library.cards["my-q-3"].title == "Mine 3"
+    assert len([c for c in copy.values() if c.personal]) == 199

@@ -50,8 +50,8 @@ class LazyCards(MutableMapping[str, Card]):
 
     def __init__(self, cards: dict[str, Card] | None = None,
                  pending: dict[str, list[str]] | None = None,
-                 load: Callable[[str, str], Card | None] | None = None,
-                 list_one: Callable[[str, str], Card | CardSummary | None] | None = None):
+                 load: Callable[[LazyCards, str, str], Card | None] | None = None,
+                 list_one: Callable[[LazyCards, str, str], Card | CardSummary | None] | None = None):
         self._cards: dict[str, Card] = dict(cards or {})
         self._pending: dict[str, list[str]] = dict(pending or {})  # id (the file's name) -> its files
         self._listed: dict[str, CardSummary] = {}  # listed from a summary, not built yet (its file: .path)
@@ -61,7 +61,7 @@ class LazyCards(MutableMapping[str, Card]):
     def _read(self, key: str) -> None:
         listed = self._listed.pop(key, None)
         for path in (listed.path,) if listed is not None else self._pending.pop(key, ()):
-            if self._load is not None and key not in self._cards and (card := self._load(key, path)) is not None:
+            if self._load is not None and key not in self._cards and (card := self._load(self, key, path)) is not None:
                 self._cards[card.id] = card
 
     def _read_all(self) -> None:
@@ -81,7 +81,7 @@ class LazyCards(MutableMapping[str, Card]):
                 while self._pending:
                     key = next(iter(self._pending))
                     for path in self._pending.pop(key):
-                        found = self._list_one(key, path)
+                        found = self._list_one(self, key, path)
                         if isinstance(found, CardSummary):
                             self._listed[key] = found
                         elif found is not None:
@@ -89,6 +89,14 @@ class LazyCards(MutableMapping[str, Card]):
         elif self._pending:
             self._read_all()
         return [*map(summary_of, self._cards.values()), *self._listed.values()]
+
+    def copy(self) -> LazyCards:
+        """Another shelf of the same cards, files and summaries, read from then on apart (no file
+        is read to make it)."""
+        other = LazyCards(self._cards, {key: list(paths) for key, paths in self._pending.items()}, self._load,
+                          self._list_one)
+        other._listed = dict(self._listed)
+        return other
 
     def known(self, key: str) -> Card | CardSummary | None:
         """The card or summary of this id read so far (no file is read to answer)."""
@@ -587,23 +595,21 @@ def _own_cards(library: Library, built_in: dict[str, Card], roots: list[Path], s
         if name not in skip:
             pending.setdefault(os.path.basename(name)[:-3], []).append(name)
 
-    def load(file_id: str, name: str) -> Card | None:
+    def load(shelf: LazyCards, file_id: str, name: str) -> Card | None:
         path = Path(name)
         card = _card_file(path, library.problems, check_detector, personal=True)
-        if card is None:
+        if card is None or _refused(library, shelf.known, card, lambda key: _line_of(str(path), key), file_id):
             return None
-        added = _add_card(library, shelf.read, card, lambda key: _line_of(str(path), key), file_id)
-        return card if added else None
+        return card
 
-    def list_one(file_id: str, name: str) -> Card | CardSummary | None:
+    def list_one(shelf: LazyCards, file_id: str, name: str) -> Card | CardSummary | None:
         path = Path(name)
         found = _card_summary(path, library.problems, check_detector, personal=True)
         if found is None or _refused(library, shelf.known, found, lambda key: _line_of(str(path), key), file_id):
             return None
         return found
 
-    shelf = LazyCards(built_in, pending, load, list_one)
-    return shelf
+    return LazyCards(built_in, pending, load, list_one)
 
 
 def _removed_cards(library: Library, roots: list[Path], check_detector: DetectorCheck) -> LazyCards:
@@ -617,7 +623,7 @@ def _removed_cards(library: Library, roots: list[Path], check_detector: Detector
             for path in sorted(folder.glob("*.md"), reverse=True):  # the newest name first
                 pending.setdefault(path.name.split(".")[0], []).append(str(path))
 
-    def load(file_id: str, name: str) -> Card | None:
+    def load(shelf: LazyCards, file_id: str, name: str) -> Card | None:
         card = _card_file(Path(name), [], check_detector, personal=True)
         if card is None or card.id != file_id or card.id in library.cards:
             return None
