@@ -321,7 +321,7 @@ def _card_summary(path: Path, problems: list[Problem], check_detector: DetectorC
             return summary
         if _INDEX:
             stored = _INDEX[-1].summary(path, key[1:4], _stamp(check_detector))
-            summary = None if stored is None else CardSummary.from_stored(_interned(stored), str(path), personal)
+            summary = None if stored is None else CardSummary.from_stored(stored, str(path), personal)
             if summary is not None:
                 _SUMMARIES[key] = summary
                 while len(_SUMMARIES) > MAX_SUMMARIES:

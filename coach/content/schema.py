@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, MutableMapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from sys import intern
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
@@ -235,20 +236,19 @@ class CardSummary:
 
     @classmethod
     def from_stored(cls, values: Any, path: str, personal: bool) -> CardSummary | None:
-        """The summary the index kept, or None when it does not read as one."""
+        """The summary the index kept, or None when it does not read as one. The strings cards
+        repeat (kinds, tags, criterion and turn ids, a rubric's follow-ups) are kept once."""
         try:
             (card_id, kind, title, title_ko, level, tags, persona, turns, criteria, follow_ups, answers,
              question) = values
-            texts = (card_id, kind, title, title_ko, level, persona, question)
-            turns = tuple((turn, tuple(ids)) for turn, ids in turns)
-            lists = (tuple(tags), tuple(criteria), tuple(follow_ups), tuple(answers), *(ids for _, ids in turns),
-                     tuple(turn for turn, _ in turns))
-        except (TypeError, ValueError):
+            if not all(isinstance(t, str) for t in (card_id, kind, title, title_ko, level, persona, question)):
+                return None
+            turns = tuple((intern(turn), tuple(map(intern, ids))) for turn, ids in turns)
+            return cls(card_id, intern(kind), title, title_ko, intern(level), tuple(map(intern, tags)),
+                       intern(persona), turns, tuple(map(intern, criteria)), tuple(map(intern, follow_ups)),
+                       tuple(map(intern, answers)), question, path, personal)
+        except (TypeError, ValueError):  # sys.intern takes only strings
             return None
-        if not all(isinstance(t, str) for t in texts) or not all(isinstance(x, str) for xs in lists for x in xs):
-            return None
-        return cls(card_id, kind, title, title_ko, level, lists[0], persona, turns, lists[1], lists[2], lists[3],
-                   question, path, personal)
 
 
 def summary_of(card: Card) -> CardSummary:
