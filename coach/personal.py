@@ -29,7 +29,7 @@ import yaml
 
 from coach.config import Settings
 from coach.content.loader import REMOVED_FOLDER, LazyCards, parse_card
-from coach.content.schema import Card, Library, Problem
+from coach.content.schema import Card, CardSummary, Library, Problem
 from coach.content.text_input import text_problem
 from coach.errors import DuplicateTitleError, PersonalCardError, UnknownCardError
 from coach.validation import detector_problems, scoring_problem
@@ -520,9 +520,9 @@ def rubric_of(card: Card) -> Rubric | None:
 
 def _refuse_same_titles(library: Library, titles: list[str], other_than: str | None = None) -> None:
     seen: set[str] = set()
-    have: dict[str, Card] = {}
-    for card in mine(library):  # once, not once per title
-        if card.id != other_than:
+    have: dict[str, CardSummary] = {}
+    for card in library.summaries():  # once, not once per title; from the own cards' index, none built
+        if card.personal and card.id != other_than:
             have.setdefault(card.title.casefold(), card)
     for title in titles:
         same = have.get(title.casefold())

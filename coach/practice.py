@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import logging
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, MutableMapping
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta, timezone
 from functools import cached_property
@@ -26,8 +26,8 @@ from coach.access import LOCAL as LOCAL_LEARNER
 from coach.access import Learner, auth_configured, auth_problem, signed_in
 from coach.audio import FrameResampler, format_seconds
 from coach.config import Settings, load_settings
-from coach.content.loader import REMOVED_FOLDER, markdown_files
-from coach.content.schema import Card, Library, Persona, Voice
+from coach.content.loader import REMOVED_FOLDER, LazyCards, markdown_files
+from coach.content.schema import Card, CardSummary, Library, Persona, Voice
 from coach.drills import DrillLine, lines_for, read_aloud
 from coach.errors import AudioError, CoachError, ContentError
 from coach.hints import stored_turn_hints
@@ -97,8 +97,8 @@ __all__ = [
     # the gestures and their views
     "Coach", "Feedback", "PracticeView", "PronunciationStatus", "Transcribed", "present",
     # data and view types
-    "Card", "ConceptSuggestion", "DrillLine", "Learner", "Library", "Persona", "Pronunciation", "Rewrite",
-    "Rubric", "Scorecard", "SessionResult", "Settings", "Store", "SuggestedQuestion", "Summary", "Turn",
+    "Card", "CardSummary", "ConceptSuggestion", "DrillLine", "Learner", "Library", "Persona", "Pronunciation",
+    "Rewrite", "Rubric", "Scorecard", "SessionResult", "Settings", "Store", "SuggestedQuestion", "Summary", "Turn",
     "TurnDelta", "TurnHeadline", "TurnKind", "TurnStatus", "Voice", "WordScore",
     # constants
     "LLM_REASON_PREFIX", "LOCAL_LEARNER", "NEEDS_LLM", "REMOVED_FOLDER", "RUBRICS",
@@ -535,15 +535,16 @@ class Coach:
 
     # --- the learner's own cards ---------------------------------------------------------------------
 
-    def own_cards(self) -> list[Card]:
-        return [c for c in self.library.cards.values() if c.personal]
+    def own_cards(self) -> list[CardSummary]:
+        """The learner's own cards, as listed (from their folder's index: none is built)."""
+        return [c for c in self.library.summaries() if c.personal]
 
     def _private_library(self) -> Library:
         """`coach.personal` adds, changes and removes cards in the library it is given, and the app's
         libraries are cached (shared by every visitor): a gesture works on a copy, which this coach
         then uses (so a card just made can be practised at once); the next run reads the files afresh."""
         library = self.engine.library
-        self.engine.library = replace(library, cards=dict(library.cards), removed=dict(library.removed))
+        self.engine.library = replace(library, cards=_copied(library.cards), removed=_copied(library.removed))
         return self.engine.library
 
     def create_cards(self, rubric: str, questions: list[str], *, terms: str | None = None,
@@ -625,3 +626,8 @@ class Coach:
         scene = self._scene(scene_id)
         data = meeting.play(scene, self.library.personas, audio, self.settings)
         return meeting.result_view(scene, self.library.personas, data)
+
+
+def _copied(cards: MutableMapping[str, Card]) -> MutableMapping[str, Card]:
+    """A copy of a library's cards; the learner's own not yet read stay unread (LazyCards)."""
+    return cards.copy() if isinstance(cards, LazyCards) else dict(cards)

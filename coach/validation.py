@@ -33,6 +33,16 @@ def detector_problems(detector_type: str, params: dict[str, Any]) -> list[str]:
     return check_detector_spec(detector_type, params)
 
 
+def _detector_check_version() -> str:
+    import scoring
+
+    return scoring.scorer_version()
+
+
+# what an own card's summary in the index was checked by (coach.content.loader._stamp): scoring's code
+detector_problems.version = _detector_check_version  # type: ignore[attr-defined]
+
+
 def scoring_problem(card: Card) -> str | None:
     """Why scoring a turn of this card fails, or None."""
     import scoring

@@ -161,3 +161,127 @@ def test_scoring_own_cards_loaded_again_and_again_keeps_the_scorers_cache_bounde
     for _ in range(3):
         scoring.score(load(own).card("my-t-29"), None, "About 2x faster.")
     assert len(scoring._PARSED) == before
+
+
+def test_listing_own_cards_from_a_warm_index_builds_none_and_notices_changed_files(tmp_path, template, counted):
+    """`coach cards`, the Start page and the card pickers list summaries (Library.summaries): from
+    a warm index no own Card is built; a file changed, removed or broken since is noticed."""
+    own = tmp_path / "cards"
+    write_own_cards(own, template)
+    first = [s.id for s in load(own).summaries()]  # builds each own card once and indexes its summary
+    assert sum(i.startswith("my-q-") for i in first) == OWN
+
+    content._PARSED_FILES.clear()  # a new process
+    content._SUMMARIES.clear()
+    counted.update(yaml=0, built=0)
+    library = load(own)
+    built_in = counted["built"]
+    listed = library.summaries()
+    assert [s.id for s in listed] == first and [c.id for c in library.cards_of_kind()] == first
+    assert counted["built"] == built_in + OWN  # cards_of_kind built them; summaries() did not:
+    content._PARSED_FILES.clear()
+    content._SUMMARIES.clear()
+    counted.update(yaml=0, built=0)
+    library = load(own)
+    built_in = counted["built"]
+    listed = library.summaries("meeting")
+    assert counted["built"] == built_in and counted["yaml"] < 50, counted
+    assert {s.id for s in listed} >= {f"my-q-{n}" for n in range(0, OWN, 2)}  # the status updates
+    assert library.find(None, "Mine 1234")[0].id == "my-q-1234" and counted["built"] == built_in
+    assert len(library.find(None, "", ["story"])) >= OWN // 2
+    assert library.card("my-q-7").title == "Mine 7" and counted["built"] == built_in + 1  # opened: built
+
+    changed = own / "my-q-8.md"
+    changed.write_text(changed.read_text(encoding="utf-8").replace("Mine 8", "Changed"), encoding="utf-8")
+    (own / "my-q-9.md").unlink()
+    (own / "my-q-10.md").write_text("---\nid: my-q-10\n---\nbroken\n", encoding="utf-8")
+    for _ in range(2):  # this process (its caches), then a new one (the index alone)
+        library = load(own)
+        titles = {s.id: s.title for s in library.summaries() if s.personal}
+        assert titles["my-q-8"] == "Changed" and "my-q-9" not in titles and "my-q-10" not in titles
+        assert len(titles) == OWN - 2
+        assert any(p.path.endswith("my-q-10.md") and "missing field" in p.message for p in library.problems)
+        content._PARSED_FILES.clear()
+        content._SUMMARIES.clear()
+
+
+def test_a_summary_is_not_used_once_the_code_that_validated_it_changed(tmp_path, template, counted, monkeypatch):
+    own = tmp_path / "cards"
+    write_own_cards(own, template, 20)
+    load(own).summaries()
+    content._PARSED_FILES.clear()
+    content._SUMMARIES.clear()
+    monkeypatch.setattr(content, "_stamp", lambda check: "newer-code")
+    counted.update(yaml=0, built=0)
+    library = load(own)
+    built_in = counted["built"]
+    assert len([s for s in library.summaries() if s.personal]) == 20
+    assert counted["built"] == built_in + 20 and counted["yaml"] < 50  # validated again, from the index's parse
+    content._PARSED_FILES.clear()
+    content._SUMMARIES.clear()
+    counted.update(built=0)
+    library = load(own)
+    built_in = counted["built"]
+    assert len([s for s in library.summaries() if s.personal]) == 20 and counted["built"] == built_in
+
+
+def test_coach_cards_lists_own_cards_as_before(tmp_path, template, monkeypatch, capsys):
+    """The listing's contract (DESIGN.md): the same JSON and table from summaries as from cards."""
+    import json
+
+    from coach.cli import main
+    from coach.cli.content_cmds import card_summary
+
+    own = tmp_path / "data" / "cards"
+    write_own_cards(own, template, 30)
+    monkeypatch.setenv("COACH_DATA_DIR", str(tmp_path / "data"))
+    for _ in range(2):  # no index yet, then from the index
+        assert main(["cards", "--format", "json"]) == 0
+        printed = capsys.readouterr().out
+        assert printed == json.dumps([card_summary(c) for c in load(own).cards_of_kind()], ensure_ascii=False,
+                                     indent=2) + "\n"
+    assert main(["cards", "--kind", "meeting"]) == 0
+    table = capsys.readouterr().out.splitlines()
+    assert len(table) == len(load(own).cards_of_kind("meeting")) and sum(t.endswith("[your own]") for t in table) == 15
+
+
+@pytest.mark.slow
+def test_the_start_page_with_thousands_of_own_cards_shows_a_page_of_them_and_search_finds_the_rest(template):
+    """The Start page lists the learner's cards from their summaries and renders the first
+    own_cards.PAGE (PAGE more at each "Show more"); the search box finds any other."""
+    import os
+    from pathlib import Path
+
+    from coach.ui import own_cards
+    from tests.test_app import app
+
+    write_own_cards(Path(os.environ["COACH_DATA_DIR"]) / "cards", template)
+
+    def rows(at):
+        return [e.label for e in at.expander if e.label.startswith("✍️ Mine ")]
+
+    at = app()
+    assert not at.exception, at.exception
+    assert f"#### Your own cards ({OWN})" in [m.value for m in at.markdown]
+    assert len(rows(at)) == own_cards.PAGE
+    at.button(key="own-more").click().run()
+    assert len(rows(at)) == 2 * own_cards.PAGE
+    at.text_input[0].input("Mine 1234").run()
+    assert [r.split(" · ")[0] for r in rows(at)] == ["✍️ Mine 1234"]
+    assert "#### Your own cards (1)" in [m.value for m in at.markdown]
+
+
+def test_a_gesture_in_the_app_copies_the_library_without_reading_the_own_cards(tmp_path, template, counted):
+    """`Coach._private_library` (a card made, edited or removed in the app) copies LazyCards."""
+    from coach.practice import _copied
+
+    own = tmp_path / "cards"
+    write_own_cards(own, template, 200)
+    library = load(own)
+    built_in = counted["built"]
+    copy = _copied(library.cards)
+    assert counted["built"] == built_in
+    assert copy["my-q-3"].title == "Mine 3" and "my-q-3" not in library.cards.read
+    del copy["my-q-3"]
+    assert "my-q-3" not in copy and library.cards["my-q-3"].title == "Mine 3"
+    assert len([c for c in copy.values() if c.personal]) == 199

@@ -103,11 +103,11 @@ def run_rm(args) -> int:
 def run_list(args) -> int:
     settings = load_settings()
     library = library_for(settings)
-    mine = [c for c in library.cards_of_kind() if c.personal]
+    mine = [c for c in library.summaries() if c.personal]  # from the own cards' index: none is built
     if args.format == "json":
         rows = [{"id": c.id, "kind": c.kind, "rubric": next((t for t in c.tags if t in personal.RUBRICS), None),
-                 "title": c.title, "question": c.turns[0].prompt, "path": c.path,
-                 "criteria": [x.id for x in c.criteria], "personal": True} for c in mine]
+                 "title": c.title, "question": c.question, "path": c.path,
+                 "criteria": list(c.criteria), "personal": True} for c in mine]
         print(json.dumps(rows, ensure_ascii=False, indent=2))
         return 0
     if not mine:

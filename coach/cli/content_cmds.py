@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from coach.config import load_settings
-from coach.content.schema import Card
+from coach.content.schema import Card, CardSummary, summary_of
 from coach.library import library_for, load_library
 from coach.validation import scoring_problems
 
@@ -59,34 +59,33 @@ def run_validate(args) -> int:
     return 0
 
 
-def card_summary(card: Card) -> dict:
-    return {
-        "id": card.id,
-        "kind": card.kind,
-        "title": card.title,
-        "title_ko": card.title_ko,
-        "level": card.level,
-        "tags": list(card.tags),
-        "persona": card.persona,
-        "turns": [{"id": t.id, "criteria": list(t.criteria)} for t in card.turns],
-        "criteria": [c.id for c in card.criteria],
-        "follow_ups": list(card.follow_ups),
-        "model_answers": [a.title for a in card.model_answers],
-        "personal": card.personal,
-    }
+def card_summary(card: Card | CardSummary) -> dict:
+    """A card as `coach cards --format json` lists it."""
+    return (card if isinstance(card, CardSummary) else summary_of(card)).to_json()
 
 
 def run_cards(args) -> int:
     settings = load_settings()
     library = library_for(settings)
-    cards = library.cards_of_kind(args.kind)
+    cards = library.summaries(args.kind)  # own cards from their folder's index: no Card is built
     for problem in library.problems:
         print(f"warning: {problem}", file=sys.stderr)
     if args.format == "json":
-        print(json.dumps([card_summary(c) for c in cards], ensure_ascii=False, indent=2))
+        _print_json_list(card_summary(c) for c in cards)
         return 0
     width = max((len(c.id) for c in cards), default=10)
     for card in cards:
         mine = "  [your own]" if card.personal else ""
         print(f"{card.id:<{width}}  {card.kind:<9}  {card.title}  ({', '.join(card.tags)}){mine}")
     return 0
+
+
+def _print_json_list(items) -> None:
+    """`print(json.dumps(list(items), ensure_ascii=False, indent=2))`, an item at a time."""
+    out = sys.stdout
+    first = True
+    for item in items:
+        text = json.dumps(item, ensure_ascii=False, indent=2).replace("\n", "\n  ")
+        out.write(("[\n  " if first else ",\n  ") + text)
+        first = False
+    out.write("[]\n" if first else "\n]\n")

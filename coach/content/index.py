@@ -1,5 +1,6 @@
-"""The own-card index: what the YAML parser read from each of the learner's card files, kept in
-their folder's `.index.jsonl`, so a listing of thousands of own cards reads one file."""
+"""The own-card index: what the YAML parser read from each of the learner's card files and the
+summary a listing shows of the card it made, kept in their folder's `.index.jsonl`, so a listing of
+thousands of own cards reads one file and builds no card."""
 
 from __future__ import annotations
 
@@ -15,26 +16,32 @@ from coach.content.markdown import _LineMap, _Parsed
 
 
 class _CardIndex:
-    """What the YAML parser read from each own card file (its front matter as data, its body),
-    kept in the folder's `.index.jsonl` with the file's modification time, size and inode: a
-    listing of thousands of own cards reads one file, not thousands of YAML front matters (JSON
-    reads about 20 times as fast). Only what the file's bytes decide is kept, so a newer loader
-    still validates every card; an entry whose file changed is not used, and one that does not
-    read is skipped. Best effort: a folder that cannot be written has no index."""
+    """What the YAML parser read from each own card file (its front matter as data, its body) and
+    the summary of the card it made (`CardSummary.stored`), kept in the folder's `.index.jsonl` with
+    the file's modification time, size and inode: a listing of thousands of own cards reads one
+    file, not thousands of YAML front matters (JSON reads about 20 times as fast), and builds no
+    card. A line is `name, mtime, size, inode, stamp, summary, parsed`, tab-separated (JSON holds no
+    tab). Only a card that loaded is kept, so a file with a problem is read (and its problem
+    reported) by every listing. The summary is used only while its stamp is the loader's (a hash
+    of the content code and the detector check, `_stamp` in coach.content.loader): after a change
+    to either, the parse is validated again and the line written afresh. An entry whose file
+    changed is not used, and one that does not read is skipped. Best effort: a folder that cannot
+    be written has no index."""
 
     NAME = ".index.jsonl"
-    HEADER = b"rehearse own-card index 1\n"
+    HEADER = b"rehearse own-card index 2\n"
 
     def __init__(self) -> None:
-        self.entries: dict[str, tuple[Path, tuple, int, int]] = {}  # file -> (index, fingerprint, offset, size)
+        # file -> (its folder, fingerprint, offset and size of its line, stamp, summary as JSON)
+        self.entries: dict[str, tuple[Path, tuple, int, int, bytes, bytes]] = {}
         self.handles: dict[Path, BinaryIO] = {}
-        self.new: dict[Path, list[bytes]] = {}
-        self.used: dict[Path, list[tuple[int, int]]] = {}  # the entries read: (offset, size)
+        self.new: dict[Path, dict[str, bytes]] = {}  # folder -> file -> its new line
+        self.lines: dict[Path, int] = {}  # the lines of each folder's index (a file's older lines too)
 
     def _open(self, folder: Path) -> None:
         if folder in self.handles or folder in self.new:
             return
-        self.new[folder] = []
+        self.new[folder] = {}
         try:
             handle = open(folder / self.NAME, "rb")  # noqa: SIM115 - closed in close()
         except OSError:
@@ -45,40 +52,56 @@ class _CardIndex:
         self.handles[folder] = handle
         offset = len(self.HEADER)
         for line in handle:
-            head = line.split(b"\t", 4)
-            if len(head) == 5:
+            self.lines[folder] = self.lines.get(folder, 0) + 1
+            head = line.split(b"\t", 6)
+            if len(head) == 7:
                 try:
                     name = head[0].decode()
-                    self.entries[os.path.join(folder, name)] = (folder, (int(head[1]), int(head[2]), int(head[3])),
-                                                                offset, len(line))
+                    self.entries[os.path.join(folder, name)] = (
+                        folder, (int(head[1]), int(head[2]), int(head[3])), offset, len(line), head[4], head[5])
                 except ValueError:
                     pass
             offset += len(line)
 
-    def get(self, path: Path, fingerprint: tuple) -> tuple[_Parsed, str] | None:
+    def summary(self, path: Path, fingerprint: tuple, stamp: str) -> Any:
+        """The summary kept for this file while it is unchanged and its stamp is `stamp`, as the
+        JSON read it (`CardSummary.from_stored` checks it), or None."""
+        self._open(path.parent)
+        entry = self.entries.get(str(path))
+        if entry is None or entry[1] != fingerprint or entry[4] != stamp.encode():
+            return None
+        try:
+            summary = json.loads(entry[5])
+        except ValueError:
+            return None
+        return summary
+
+    def get(self, path: Path, fingerprint: tuple, stamp: str) -> tuple[_Parsed, str, bool] | None:
+        """What the parser read from this file while it is unchanged, its content version, and
+        whether its summary is current (of this `stamp`); None when there is none."""
         self._open(path.parent)
         entry = self.entries.get(str(path))
         if entry is None or entry[1] != fingerprint:
             return None
-        folder, _, offset, size = entry
+        folder, _, offset, size, kept_stamp, _ = entry
         handle = self.handles[folder]
         try:
             handle.seek(offset)
-            version, first_line, data, body = json.loads(handle.read(size).split(b"\t", 4)[4])
+            version, first_line, data, body = json.loads(handle.read(size).split(b"\t", 6)[6])
         except (OSError, ValueError, TypeError):
             return None
         if not isinstance(data, dict) or not isinstance(body, str) or not isinstance(first_line, int):
             return None
-        self.used.setdefault(folder, []).append((offset, size))
-        return _Parsed(data, body, first_line, _LineMap(None, 1)), str(version)
+        return _Parsed(data, body, first_line, _LineMap(None, 1)), str(version), kept_stamp == stamp.encode()
 
-    def add(self, path: Path, fingerprint: tuple, parsed: _Parsed, version: str) -> None:
-        if not _plain_data(parsed.data) or "\t" in path.name or "\n" in path.name:
+    def add(self, path: Path, fingerprint: tuple, parsed: _Parsed, version: str, stamp: str,
+            summary: list) -> None:
+        if not _plain_data(parsed.data) or "\t" in path.name or "\n" in path.name or "\t" in stamp:
             return  # a YAML date or a non-text key would not read back the same from JSON
         self._open(path.parent)
         payload = json.dumps([version, parsed.body_first_line, parsed.data, parsed.body], ensure_ascii=False)
-        head = "\t".join((path.name, *map(str, fingerprint)))
-        self.new.setdefault(path.parent, []).append(f"{head}\t{payload}\n".encode())
+        head = "\t".join((path.name, *map(str, fingerprint), stamp, json.dumps(summary, ensure_ascii=False)))
+        self.new.setdefault(path.parent, {})[str(path)] = f"{head}\t{payload}\n".encode()  # in place of its old line
 
     def close(self) -> None:
         for folder, lines in self.new.items():
@@ -87,26 +110,27 @@ class _CardIndex:
         for handle in self.handles.values():
             handle.close()
 
-    def _write(self, folder: Path, lines: list[bytes]) -> None:
-        """Append the new entries, or write the index afresh (the entries read and the new ones)
-        when most of it is stale."""
-        used = self.used.get(folder, [])
-        stale = sum(1 for f, *_ in self.entries.values() if f == folder) - len(used)
+    def _write(self, folder: Path, lines: dict[str, bytes]) -> None:
+        """Append the new lines, or write the index afresh (the lines of unchanged files and the
+        new ones) when most of it is stale: older lines of a file, files changed or gone."""
+        old = self.handles.get(folder)
+        kept = [] if old is None else [
+            (offset, size) for name, (f, fingerprint, offset, size, _, _) in self.entries.items()
+            if f == folder and name not in lines and _fingerprint(name) == fingerprint]
         index = folder / self.NAME
         try:
-            old = self.handles.get(folder)
-            if old is not None and stale <= len(used):
+            if old is not None and self.lines.get(folder, 0) - len(kept) <= len(kept):
                 with open(index, "ab") as out:
-                    out.write(b"".join(lines))  # one write: a reader sees whole lines or none
+                    out.write(b"".join(lines.values()))  # one write: a reader sees whole lines or none
                 return
             handle, temp = tempfile.mkstemp(prefix=".index.", suffix=".tmp", dir=folder)
             try:
                 with os.fdopen(handle, "wb") as out:
                     out.write(self.HEADER)
-                    for offset, size in used if old is not None else ():
+                    for offset, size in kept if old is not None else ():
                         old.seek(offset)
                         out.write(old.read(size))
-                    out.write(b"".join(lines))
+                    out.write(b"".join(lines.values()))
                 os.chmod(temp, 0o600)
                 os.replace(temp, index)
             except BaseException:
@@ -114,6 +138,14 @@ class _CardIndex:
                 raise
         except OSError:
             pass
+
+
+def _fingerprint(name: str) -> tuple | None:
+    try:
+        info = os.stat(name)
+    except OSError:
+        return None
+    return info.st_mtime_ns, info.st_size, info.st_ino
 
 
 def _plain_data(value: Any) -> bool:

@@ -7,6 +7,7 @@ from coach.library): the content layer never imports scoring."""
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import stat
@@ -22,12 +23,14 @@ from coach.content.markdown import _LineMap, _parse_markdown, _Parsed, _report_v
 from coach.content.schema import (
     Card,
     CardFrontMatter,
+    CardSummary,
     DetectorCheck,
     Library,
     ModelAnswer,
     Persona,
     PersonaFrontMatter,
     Problem,
+    summary_of,
 )
 from coach.content.text_input import read_utf8
 from coach.errors import FileAccessError
@@ -39,31 +42,70 @@ class LazyCards(MutableMapping[str, Card]):
     """Cards by id, the learner's own read from their files only when asked for (issue 29): a
     lookup by id reads the one file named after it (`cards/<id>.md`: an own card's id is its file
     name), and only listing every card (iterating, `len`) reads them all. `coach score` and a
-    practice session on any card so read no own card but theirs, whatever their number."""
+    practice session on any card so read no own card but theirs, whatever their number.
+
+    `summaries()` lists every card without building the own ones: each own file's summary comes
+    from the folder's index while the file is unchanged (`list_one`); a card so listed is built
+    from its file when asked for."""
 
     def __init__(self, cards: dict[str, Card] | None = None,
                  pending: dict[str, list[str]] | None = None,
-                 load: Callable[[str, str], Card | None] | None = None):
+                 load: Callable[[LazyCards, str, str], Card | None] | None = None,
+                 list_one: Callable[[LazyCards, str, str], Card | CardSummary | None] | None = None):
         self._cards: dict[str, Card] = dict(cards or {})
         self._pending: dict[str, list[str]] = dict(pending or {})  # id (the file's name) -> its files
+        self._listed: dict[str, CardSummary] = {}  # listed from a summary, not built yet (its file: .path)
         self._load = load
+        self._list_one = list_one
 
     def _read(self, key: str) -> None:
-        for path in self._pending.pop(key, ()):
-            if self._load is not None and key not in self._cards and (card := self._load(key, path)) is not None:
+        listed = self._listed.pop(key, None)
+        for path in (listed.path,) if listed is not None else self._pending.pop(key, ()):
+            if self._load is not None and key not in self._cards and (card := self._load(self, key, path)) is not None:
                 self._cards[card.id] = card
 
     def _read_all(self) -> None:
-        if not self._pending:
+        if not self._pending and not self._listed:
             return
         with _own_card_index(self._pending):
+            while self._listed:
+                self._read(next(iter(self._listed)))
             while self._pending:
                 self._read(next(iter(self._pending)))
+
+    def summaries(self) -> list[CardSummary]:
+        """A summary of every card, the own ones listed from their folder's index: no own Card
+        is built but those of files changed since they were last listed (or not yet indexed)."""
+        if self._pending and self._list_one is not None:
+            with _own_card_index(self._pending):
+                while self._pending:
+                    key = next(iter(self._pending))
+                    for path in self._pending.pop(key):
+                        found = self._list_one(self, key, path)
+                        if isinstance(found, CardSummary):
+                            self._listed[key] = found
+                        elif found is not None:
+                            self._cards[found.id] = found
+        elif self._pending:
+            self._read_all()
+        return [*map(summary_of, self._cards.values()), *self._listed.values()]
+
+    def copy(self) -> LazyCards:
+        """Another shelf of the same cards, files and summaries, read from then on apart (no file
+        is read to make it)."""
+        other = LazyCards(self._cards, {key: list(paths) for key, paths in self._pending.items()}, self._load,
+                          self._list_one)
+        other._listed = dict(self._listed)
+        return other
+
+    def known(self, key: str) -> Card | CardSummary | None:
+        """The card or summary of this id read so far (no file is read to answer)."""
+        return self._cards.get(key) or self._listed.get(key)
 
     def ids(self) -> set[str]:
         """The ids of the cards read and of the files not read yet (an id no new card may take),
         without reading any."""
-        return {*self._cards, *self._pending}
+        return {*self._cards, *self._listed, *self._pending}
 
     @property
     def read(self) -> dict[str, Card]:
@@ -90,6 +132,7 @@ class LazyCards(MutableMapping[str, Card]):
 
     def __setitem__(self, key: str, card: Card) -> None:
         self._pending.pop(key, None)
+        self._listed.pop(key, None)
         self._cards[key] = card
 
     def __delitem__(self, key: str) -> None:
@@ -97,7 +140,7 @@ class LazyCards(MutableMapping[str, Card]):
         del self._cards[key]
 
     def __repr__(self) -> str:
-        return f"LazyCards({len(self._cards)} read, {len(self._pending)} not yet)"
+        return f"LazyCards({len(self._cards)} read, {len(self._listed)} listed, {len(self._pending)} not yet)"
 
 
 MODEL_ANSWERS = "Model answers"
@@ -212,13 +255,7 @@ def _card_file(path: Path, problems: list[Problem], check_detector: DetectorChec
                personal: bool = False) -> Card | None:
     """The card of a file (None when it does not load, its problems added to `problems`),
     parsed once per process while the file is unchanged."""
-    key = None
-    try:
-        info = os.stat(path)
-        if stat.S_ISREG(info.st_mode):
-            key = (str(path), info.st_mtime_ns, info.st_size, info.st_ino, personal, check_detector)
-    except OSError:  # the read below says why
-        pass
+    key = _file_key(path, personal, check_detector)
     hit = _PARSED_FILES.get(key) if key is not None else None
     if hit is not None:
         _PARSED_FILES.move_to_end(key)
@@ -228,23 +265,83 @@ def _card_file(path: Path, problems: list[Problem], check_detector: DetectorChec
     card = None
     fingerprint = key[1:4] if key is not None else ()
     index = _INDEX[-1] if _INDEX and fingerprint else None
-    if index is not None and (entry := index.get(path, fingerprint)) is not None:
-        card = _card_of(path, entry[0], entry[1], found, personal, check_detector)
+    stamp = _stamp(check_detector) if index is not None else ""
+    indexed = None
+    if index is not None and (entry := index.get(path, fingerprint, stamp)) is not None:
+        parsed, version, current = entry
+        card = _card_of(path, parsed, version, found, personal, check_detector)
         if card is None:  # valid once, not now (a newer loader): the file says where
             found = []
+        elif not current:  # its summary is of older code: kept again
+            indexed = parsed
     if card is None:
         text = _read(path, found)
         parsed = None if text is None else _parse_markdown(path, text, found)
         if parsed is not None and text is not None:
             card = _card_of(path, parsed, _content_version(text), found, personal, check_detector)
-            if card is not None and index is not None:
-                index.add(path, fingerprint, parsed, card.content_version)
+            indexed = parsed
+    if card is not None and index is not None and indexed is not None:
+        index.add(path, fingerprint, indexed, card.content_version, stamp, summary_of(card).stored())
     if key is not None:
         _PARSED_FILES[key] = (card, tuple(found))
         while len(_PARSED_FILES) > MAX_PARSED_FILES:
             _PARSED_FILES.popitem(last=False)
     problems.extend(found)
     return card
+
+
+def _file_key(path: Path, personal: bool, check_detector: DetectorCheck) -> tuple | None:
+    """A regular file's path, modification time, size and inode (with how it is read), or None."""
+    try:
+        info = os.stat(path)
+    except OSError:  # the read says why
+        return None
+    if not stat.S_ISREG(info.st_mode):
+        return None
+    return (str(path), info.st_mtime_ns, info.st_size, info.st_ino, personal, check_detector)
+
+
+# The summaries of own card files listed from their index in this process, while each file is
+# unchanged (the app lists the library again on each page run).
+_SUMMARIES: OrderedDict[tuple, CardSummary] = OrderedDict()
+
+
+MAX_SUMMARIES = 20_000
+
+
+def _card_summary(path: Path, problems: list[Problem], check_detector: DetectorCheck,
+                  personal: bool = False) -> Card | CardSummary | None:
+    """What a listing needs of a file: its card when this process has it, else the summary its
+    folder's index keeps while the file is unchanged, else its card (`_card_file`, which indexes it)."""
+    key = _file_key(path, personal, check_detector)
+    if key is not None and key not in _PARSED_FILES:
+        summary = _SUMMARIES.get(key)
+        if summary is not None:
+            _SUMMARIES.move_to_end(key)
+            return summary
+        if _INDEX:
+            stored = _INDEX[-1].summary(path, key[1:4], _stamp(check_detector))
+            summary = None if stored is None else CardSummary.from_stored(stored, str(path), personal)
+            if summary is not None:
+                _SUMMARIES[key] = summary
+                while len(_SUMMARIES) > MAX_SUMMARIES:
+                    _SUMMARIES.popitem(last=False)
+                return summary
+    return _card_file(path, problems, check_detector, personal)
+
+
+@functools.cache
+def _stamp(check_detector: DetectorCheck) -> str:
+    """What an own card's summary in the index was validated by: a hash of the content layer's
+    code and the detector check's (`check_detector.version()`, scoring's code hash). A summary of
+    another stamp is not used: the card is validated again."""
+    digest = hashlib.sha256()
+    for code in sorted(Path(__file__).resolve().parent.glob("*.py")):
+        digest.update(code.name.encode() + b"\0" + code.read_bytes() + b"\0")
+    digest.update(f"{check_detector.__module__}.{check_detector.__qualname__}".encode())
+    version = getattr(check_detector, "version", None)
+    digest.update(str(version() if callable(version) else "").encode())
+    return digest.hexdigest()[:12]
 
 
 def _line_of(path: str, key: str) -> int:
@@ -435,20 +532,30 @@ def _add_card(library: Library, cards: dict[str, Card], card: Card, line: Callab
               file_id: str | None = None) -> bool:
     """Add a parsed card to `cards` unless its id is taken, its persona does not exist or (an own
     card, `file_id`) its id is not its file's name; each refusal is a problem."""
-    path = card.path
-    if card.id in cards or card.id in library.scenes:
-        first = (cards.get(card.id) or library.scenes[card.id]).path
-        library.problems.append(Problem(path, line("id"), f"duplicate card id {card.id!r} (also in {first})"))
-        return False
-    if file_id is not None and card.id != file_id:
-        library.problems.append(Problem(path, line("id"), f"the card's id {card.id!r} is not its file's name; "
-                                                          f"rename the file {card.id}.md"))
-        return False
-    if card.persona not in library.personas:  # `coach validate` rejects it: it is not listed or served
-        library.problems.append(Problem(path, line("persona"), f"persona {card.persona!r} does not exist"))
+    if _refused(library, cards.get, card, line, file_id):
         return False
     cards[card.id] = card
     return True
+
+
+def _refused(library: Library, taken: Callable[[str], Card | CardSummary | None], card: Card | CardSummary,
+             line: Callable[[str], int], file_id: str | None = None) -> bool:
+    """Whether a card (or an own card's summary) may not be listed: its id is taken (`taken`
+    says by what), its persona does not exist or (an own card, `file_id`) its id is not its
+    file's name; each refusal is a problem."""
+    path = card.path
+    if (first := taken(card.id)) is not None or card.id in library.scenes:
+        first_path = (first or library.scenes[card.id]).path
+        library.problems.append(Problem(path, line("id"), f"duplicate card id {card.id!r} (also in {first_path})"))
+        return True
+    if file_id is not None and card.id != file_id:
+        library.problems.append(Problem(path, line("id"), f"the card's id {card.id!r} is not its file's name; "
+                                                          f"rename the file {card.id}.md"))
+        return True
+    if card.persona not in library.personas:  # `coach validate` rejects it: it is not listed or served
+        library.problems.append(Problem(path, line("persona"), f"persona {card.persona!r} does not exist"))
+        return True
+    return False
 
 
 def _own_files(roots: list[Path]) -> list[str]:
@@ -488,16 +595,21 @@ def _own_cards(library: Library, built_in: dict[str, Card], roots: list[Path], s
         if name not in skip:
             pending.setdefault(os.path.basename(name)[:-3], []).append(name)
 
-    def load(file_id: str, name: str) -> Card | None:
+    def load(shelf: LazyCards, file_id: str, name: str) -> Card | None:
         path = Path(name)
         card = _card_file(path, library.problems, check_detector, personal=True)
-        if card is None:
+        if card is None or _refused(library, shelf.known, card, lambda key: _line_of(str(path), key), file_id):
             return None
-        added = _add_card(library, shelf.read, card, lambda key: _line_of(str(path), key), file_id)
-        return card if added else None
+        return card
 
-    shelf = LazyCards(built_in, pending, load)
-    return shelf
+    def list_one(shelf: LazyCards, file_id: str, name: str) -> Card | CardSummary | None:
+        path = Path(name)
+        found = _card_summary(path, library.problems, check_detector, personal=True)
+        if found is None or _refused(library, shelf.known, found, lambda key: _line_of(str(path), key), file_id):
+            return None
+        return found
+
+    return LazyCards(built_in, pending, load, list_one)
 
 
 def _removed_cards(library: Library, roots: list[Path], check_detector: DetectorCheck) -> LazyCards:
@@ -511,7 +623,7 @@ def _removed_cards(library: Library, roots: list[Path], check_detector: Detector
             for path in sorted(folder.glob("*.md"), reverse=True):  # the newest name first
                 pending.setdefault(path.name.split(".")[0], []).append(str(path))
 
-    def load(file_id: str, name: str) -> Card | None:
+    def load(shelf: LazyCards, file_id: str, name: str) -> Card | None:
         card = _card_file(Path(name), [], check_detector, personal=True)
         if card is None or card.id != file_id or card.id in library.cards:
             return None

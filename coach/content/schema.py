@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, MutableMapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from sys import intern
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
@@ -188,6 +189,82 @@ class Problem:
         return f"{self.path}:{self.line}: {self.message}"
 
 
+@dataclass(frozen=True, slots=True)
+class CardSummary:
+    """What a listing shows of a card (`coach cards`, the Start page, the card pickers), without
+    its rubric, sections or model answers' text: an own card's summary is kept in its folder's
+    index once the card has loaded (issue 29), so listing thousands of own cards builds none."""
+
+    id: str
+    kind: str
+    title: str
+    title_ko: str
+    level: str
+    tags: tuple[str, ...]
+    persona: str
+    turns: tuple[tuple[str, tuple[str, ...]], ...]  # (turn id, its criterion ids)
+    criteria: tuple[str, ...]
+    follow_ups: tuple[str, ...]
+    model_answers: tuple[str, ...]  # their titles
+    question: str  # the first turn's prompt
+    path: str = ""
+    personal: bool = False
+
+    STORED = ("id", "kind", "title", "title_ko", "level", "tags", "persona", "turns", "criteria", "follow_ups",
+              "model_answers", "question")
+
+    def to_json(self) -> dict:
+        """The card as `coach cards --format json` lists it."""
+        return {
+            "id": self.id,
+            "kind": self.kind,
+            "title": self.title,
+            "title_ko": self.title_ko,
+            "level": self.level,
+            "tags": list(self.tags),
+            "persona": self.persona,
+            "turns": [{"id": turn, "criteria": list(criteria)} for turn, criteria in self.turns],
+            "criteria": list(self.criteria),
+            "follow_ups": list(self.follow_ups),
+            "model_answers": list(self.model_answers),
+            "personal": self.personal,
+        }
+
+    def stored(self) -> list:
+        """The summary as the own-card index keeps it (the path and `personal` are the file's)."""
+        return [getattr(self, name) for name in self.STORED]
+
+    @classmethod
+    def from_stored(cls, values: Any, path: str, personal: bool) -> CardSummary | None:
+        """The summary the index kept, or None when it does not read as one. The strings cards
+        repeat (kinds, tags, criterion and turn ids, a rubric's follow-ups) are kept once."""
+        try:
+            (card_id, kind, title, title_ko, level, tags, persona, turns, criteria, follow_ups, answers,
+             question) = values
+            if not all(isinstance(t, str) for t in (card_id, kind, title, title_ko, level, persona, question)):
+                return None
+            turns = tuple((intern(turn), tuple(map(intern, ids))) for turn, ids in turns)
+            return cls(card_id, intern(kind), title, title_ko, intern(level), tuple(map(intern, tags)),
+                       intern(persona), turns, tuple(map(intern, criteria)), tuple(map(intern, follow_ups)),
+                       tuple(map(intern, answers)), question, path, personal)
+        except (TypeError, ValueError):  # sys.intern takes only strings
+            return None
+
+
+def summary_of(card: Card) -> CardSummary:
+    return CardSummary(
+        card.id, card.kind, card.title, card.title_ko, card.level, tuple(card.tags), card.persona,
+        tuple((t.id, tuple(t.criteria)) for t in card.turns), tuple(c.id for c in card.criteria),
+        tuple(card.follow_ups), tuple(a.title for a in card.model_answers), card.turns[0].prompt, card.path,
+        card.personal,
+    )
+
+
+def _listing_order(card: Card | CardSummary) -> tuple:
+    """The first card to practise (STARTER_CARDS) first, then by title (then id)."""
+    return (card.kind, card.id != STARTER_CARDS.get(card.kind), card.title, card.id)
+
+
 # The card each kind of practice starts with on the first screen (the flagship interview question
 # and the everyday meeting drill); listed first wherever cards are listed.
 STARTER_CARDS = {"interview": "gpu-cluster-optimization", "meeting": "status-update"}
@@ -230,22 +307,32 @@ class Library:
 
     def cards_of_kind(self, kind: str | None = None) -> list[Card]:
         """Cards of a kind, the first card to practise (STARTER_CARDS) first, then by title."""
-        return sorted(
-            (c for c in self.cards.values() if kind is None or c.kind == kind),
-            key=lambda c: (c.kind, c.id != STARTER_CARDS.get(c.kind), c.title),
-        )
+        return sorted((c for c in self.cards.values() if kind is None or c.kind == kind), key=_listing_order)
+
+    def summaries(self, kind: str | None = None) -> list[CardSummary]:
+        """What `cards_of_kind` lists, as summaries: the learner's own cards are listed from their
+        folder's index and no Card is built for them (issue 29)."""
+        listed = getattr(self.cards, "summaries", None)
+        found = listed() if listed is not None else [summary_of(c) for c in self.cards.values()]
+        return sorted((s for s in found if kind is None or s.kind == kind), key=_listing_order)
 
     def starter(self, kind: str) -> Card | None:
         """The card a new learner should start with for this kind of practice."""
-        cards = self.cards_of_kind(kind)
-        return cards[0] if cards else None
+        chosen = STARTER_CARDS.get(kind)
+        if chosen is not None and chosen in self.cards and self.cards[chosen].kind == kind:
+            return self.cards[chosen]  # listed first (`cards_of_kind`): nothing else is read
+        cards = self.summaries(kind)
+        return self.cards[cards[0].id] if cards else None
 
     def search(self, kind: str | None = None, query: str = "", tags: Iterable[str] = ()) -> list[Card]:
         """Cards of a kind whose id, titles or tags contain `query` and that carry any of `tags`."""
-        query, wanted = query.strip().lower(), set(tags)
-        return [
-            card
-            for card in self.cards_of_kind(kind)
-            if (not wanted or wanted & set(card.tags))
-            and (not query or query in f"{card.id} {card.title} {card.title_ko} {' '.join(card.tags)}".lower())
-        ]
+        return [card for card in self.cards_of_kind(kind) if _matches(card, query.strip().lower(), set(tags))]
+
+    def find(self, kind: str | None = None, query: str = "", tags: Iterable[str] = ()) -> list[CardSummary]:
+        """`search` over the summaries (no own Card is built)."""
+        return [card for card in self.summaries(kind) if _matches(card, query.strip().lower(), set(tags))]
+
+
+def _matches(card: Card | CardSummary, query: str, wanted: set[str]) -> bool:
+    return bool((not wanted or wanted & set(card.tags))
+                and (not query or query in f"{card.id} {card.title} {card.title_ko} {' '.join(card.tags)}".lower()))

@@ -10,7 +10,7 @@ from __future__ import annotations
 import streamlit as st
 
 from coach.errors import CoachError, DuplicateTitleError
-from coach.practice import NEEDS_LLM, RUBRICS, Card, Coach, questions_from, rubric_of, spec_of
+from coach.practice import NEEDS_LLM, RUBRICS, Card, CardSummary, Coach, questions_from, rubric_of, spec_of
 from coach.ui import state, widgets
 
 KINDS = {"story": "A story from experience", "concept": "An explanation of a concept", "meeting": "A meeting move"}
@@ -23,6 +23,8 @@ DONE = "own-done"  # the outcome of the last edit or deletion
 SAME = "own-same"  # the id of the card a refused question duplicates, offered once
 SUGGESTION = "suggestion"  # the model's terms and outline for the question (kept while the page is open)
 SUGGESTED = "suggested"  # the model's likely questions from a posting (kept while the page is open)
+PAGE = 20  # the learner's cards shown at once on the Start page; the search box finds the others
+SHOWN = "own-shown"  # how many are shown now (PAGE more at each "Show more"; kept while the page is open)
 
 
 def new_form(coach: Coach, korean: bool, key: str = "own") -> None:
@@ -209,6 +211,24 @@ def _create_and_start(coach: Coach, key: str) -> None:
                                "find them under Your own cards on the Start page.")
     state.keep_view(view)
     once[STARTED] = (card.kind, view.id)
+
+
+def manage_listed(coach: Coach, mine: list[CardSummary], korean: bool) -> None:
+    """The first PAGE of the learner's cards that match the search, PAGE more at each "Show
+    more": a learner with thousands finds one by typing (issue 29). Only the cards shown are
+    built from their files; a file changed since it was listed and no longer loading is left out
+    (the page's problems say why on the next run)."""
+    shown = mine[:max(PAGE, state.page().kept.get(SHOWN, PAGE))]
+    cards = coach.library.cards
+    manage(coach, [card for listed in shown if (card := cards.get(listed.id)) is not None], korean)
+    if len(mine) > len(shown):
+        st.caption(f"Showing {len(shown)} of your {len(mine)} cards here: type in Search to find one.")
+        st.button(f"Show {min(PAGE, len(mine) - len(shown))} more", key="own-more", on_click=_show_more,
+                  args=(len(shown),))
+
+
+def _show_more(shown: int) -> None:
+    state.page().kept[SHOWN] = shown + PAGE
 
 
 def manage(coach: Coach, cards: list[Card], korean: bool) -> None:

@@ -83,7 +83,7 @@ def _forget(kind: str) -> None:
 def _start_form(coach: Coach, kind: str) -> None:
     library = coach.library
     korean = state.korean()
-    cards = library.cards_of_kind(kind)
+    cards = library.summaries(kind)  # own cards from their folder's index: only the chosen one is built
     if not cards:
         st.warning("No cards of this kind could be loaded; see the Library page for problems.")
         return
@@ -99,11 +99,12 @@ def _start_form(coach: Coach, kind: str) -> None:
     elif requested and library.cards[requested].kind != kind:
         st.warning(f"Card {widgets.url_value(requested)} is {_PAGE_OF[library.cards[requested].kind]}; "
                    "open it there, or pick one below.")
-    ids = [c.id for c in cards]
-    index = ids.index(requested) if requested in ids else 0
+    listed = {c.id: c for c in cards}
+    ids = list(listed)
+    index = ids.index(requested) if requested in listed else 0
     card_id = st.selectbox(
         "Card", ids, index=index, key=f"{kind}-card",
-        format_func=lambda cid: widgets.title(library.cards[cid], korean),
+        format_func=lambda cid: widgets.title(listed[cid], korean) if cid in listed else cid,
     )
     card = library.cards[card_id]
     persona_id = _persona_choice(library, card, kind)

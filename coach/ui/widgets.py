@@ -11,6 +11,7 @@ import streamlit as st
 from coach.practice import (
     LLM_REASON_PREFIX,
     Card,
+    CardSummary,
     Scorecard,
     Summary,
     TurnHeadline,
@@ -97,11 +98,11 @@ def english_only(text: str) -> str:
     return "\n".join(line for line in lines if not has_hangul(line))
 
 
-def title(card: Card, korean: bool) -> str:
+def title(card: Card | CardSummary, korean: bool) -> str:
     return f"{card.title} · {card.title_ko}" if korean and card.title_ko else card.title
 
 
-def title_md(card: Card, korean: bool) -> str:
+def title_md(card: Card | CardSummary, korean: bool) -> str:
     """The title for Markdown: a personal card's title is the learner's text, shown as written."""
     return line(title(card, korean), literal=True)
 

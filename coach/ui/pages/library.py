@@ -39,18 +39,19 @@ if library.problems:
 
 st.subheader("Library")
 query = st.text_input("Search", placeholder="title, id or tag")
-chosen_tags = st.multiselect("Tags", sorted({tag for card in library.cards.values() for tag in card.tags}))
+listed = library.summaries()  # own cards from their folder's index: none is built to list them
+chosen_tags = st.multiselect("Tags", sorted({tag for card in listed for tag in card.tags}))
 author = st.toggle("Author view (rubric details)", key="author_view",
                    help="Shows each card's detectors, weights, variants and model answers, for content authors.")
-found = library.search(None, query, chosen_tags)
+found = library.find(None, query, chosen_tags)
 mine = [card for card in found if card.personal]
 st.markdown(f"#### Your own cards ({len(mine)})")
 if not mine:
     st.caption("None match this search." if coach.own_cards()
                else "None yet: type one under “Practise my own question” above.")
-own_cards.manage(coach, mine, korean)
+own_cards.manage_listed(coach, mine, korean)
 for kind, heading in (("interview", "Interview questions"), ("meeting", "Meeting drills")):
-    cards = [card for card in found if card.kind == kind and not card.personal]
+    cards = [library.cards[card.id] for card in found if card.kind == kind and not card.personal]
     st.markdown(f"#### {heading} ({len(cards)})")
     for card in cards:
         with st.expander(widgets.title_md(card, korean)):

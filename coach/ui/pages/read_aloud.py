@@ -18,7 +18,7 @@ st.caption("Listen to a line, say it, and see which words came through: the tech
            "Scored on this computer with the bundled speech model."
            + (" 문장을 듣고 따라 말해 보세요. 전달되지 않은 단어와 발음 팁을 보여 줍니다." if korean else ""))
 
-cards = [c for c in library.cards_of_kind(None) if not c.personal]
+cards = [c for c in library.summaries() if not c.personal]  # the own cards' files are not read for this
 ids = [c.id for c in cards]
 wanted = st.query_params.get("card")
 card_id = st.selectbox("Card", ids, index=ids.index(wanted) if wanted in ids else 0,
