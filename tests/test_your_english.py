@@ -10,10 +10,19 @@ from coach.report import markdown_report
 from coach.session import PracticeEngine
 from coach.store import Store
 from coach.summary import summarise
+from tests.test_llm import FakeOpenAI
 
 FIRST = ("On the TPU pod the job fail every night, so I profiled the step and rewrote the jit boundaries. "
          "Yesterday I fix the input pipeline.")
 SECOND = "My teammate handle the NCCL part and the throughput went from 40% to 83% in the last two weeks."
+
+
+@pytest.fixture
+def model_server():
+    """A scripted OpenAI-compatible server on 127.0.0.1 (tests/test_llm.py)."""
+    server = FakeOpenAI()
+    yield server
+    server.close()
 
 
 @pytest.fixture
@@ -141,3 +150,36 @@ def test_a_spoken_answer_that_is_not_english_gets_the_frames_and_its_recording_i
     assert "“___ went from ___ to ___.”" in message
     session = engine.load(view.id)
     assert session.pending.id == asked.id and session.pending.audio_path  # kept, still asked
+
+
+@pytest.mark.slow
+def test_app_offers_a_natural_rewrite_with_a_model_and_for_a_korean_answer(model_server, monkeypatch):
+    """With a language model configured, the newest answer (and an answer in Korean) can be said
+    more naturally on request; the rewrite is checked in the core before it is shown. The model is
+    a scripted server on 127.0.0.1 (its other calls, the judge and the follow-up, get its default)."""
+    import json
+
+    from tests.test_one_voice import app, start
+
+    monkeypatch.setenv("COACH_LLM_MODEL", "openai/fake-model")
+    monkeypatch.setenv("COACH_LLM_API_BASE", model_server.api_base)
+    at = start(app(), "interview", "gpu-cluster-optimization")
+    at.text_area[0].input(KOREAN)
+    at.button(key="send").click().run()
+    refused = next(b for b in at.button if str(b.key).startswith("rewrite-"))
+    said = "My teammate Jihoon handled the network side, and I did the profiling."
+    model_server.script = [json.dumps({"rewrite": said})]
+    refused.click().run()
+    assert not at.exception, at.exception
+    assert any(said in m.value for m in at.markdown), "the Korean answer said in English"
+
+    at.text_area[0].input(FIRST)
+    at.button(key="send").click().run()
+    newest = [b for b in at.button if str(b.key).startswith("rewrite-")][-1]
+    model_server.script = [json.dumps({"rewrite": "On the TPU pod the job failed every night, so I profiled the step "
+                                          "and rewrote the jit boundaries; yesterday I fixed the input pipeline, "
+                                          "which saved 40 hours."})]
+    newest.click().run()
+    assert not at.exception, at.exception
+    errors = " ".join(e.value for e in at.error)
+    assert "40" in errors, "a rewrite that adds a number is refused in one line"

@@ -227,6 +227,7 @@ def _exchange(coach: Coach, view: PracticeView, index: int, turn: Turn, result: 
                 widgets.turn_feedback(headline, korean, turn.answer_text)
             widgets.your_english(view.feedback[index].english, korean)
             if newest:
+                _natural_rewrite(coach, turn, korean)
                 widgets.next_steps(view.next_steps, korean)
             # keyed by the turn: an earlier answer's open scorecard does not open the next one by itself
             with st.expander("Full scorecard and tips", key=f"scorecard-{turn.id}"):
@@ -234,6 +235,40 @@ def _exchange(coach: Coach, view: PracticeView, index: int, turn: Turn, result: 
         elif turn.error and not current and turn.error != state.page().refused:
             # (a refusal just made is said once, under the answer box)
             st.warning(widgets.message_lines(turn.error) if "\n" in turn.error else turn.error)
+        if not turn.scorecard_json and turn.status == TurnStatus.REFUSED and newest_refused(view, turn):
+            _natural_rewrite(coach, turn, korean)  # an answer in Korean: the same thing said in English
+
+
+def newest_refused(view: PracticeView, turn: Turn) -> bool:
+    """The turn is the newest answer refused (the one a learner may want to say again in English)."""
+    refused = [t for t in view.turns if t.answer_text and t.status == TurnStatus.REFUSED]
+    return bool(refused) and refused[-1].id == turn.id
+
+
+def _natural_rewrite(coach: Coach, turn: Turn, korean: bool) -> None:
+    """With a language model configured: the answer as a fluent colleague would say it (checked in
+    the core to keep the learner's facts), on request; nothing without a model."""
+    if not coach.can_suggest() or not turn.answer_text:
+        return
+    kept = state.page().kept
+    key = f"rewrite-{turn.id}"
+    if key not in kept:
+        if st.button("Say it more naturally" + (" · 자연스럽게" if korean else ""), key=key):
+            try:
+                with st.spinner("Asking the language model …"):
+                    kept[key] = coach.natural_rewrite(turn.answer_text)
+            except CoachError as exc:
+                kept[key] = str(exc)
+        if key not in kept:
+            return
+    found = kept[key]
+    if isinstance(found, str):
+        widgets.error(found)
+        return
+    st.markdown(f"**More naturally:** “{widgets.escape_md(found.text)}”")
+    if found.changes:
+        st.caption(" · ".join(f"{widgets.escape_md(a) or '—'} → {widgets.escape_md(b) or '—'}"
+                              for a, b in found.changes[:8]))
 
 
 def _draft_key(view: PracticeView) -> str:
