@@ -222,6 +222,11 @@ class PracticeView:
         return len(self.feedback)
 
     @property
+    def newest_refused(self) -> Turn | None:
+        """The newest answer kept but refused (in Korean, or too long): the one to say again."""
+        return next((t for t in reversed(self.turns) if t.answer_text and t.status == TurnStatus.REFUSED), None)
+
+    @property
     def met(self) -> int:
         return self.result.met
 

@@ -15,9 +15,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from pydantic import Field, ValidationError, field_validator
+from pydantic import Field, field_validator
 
-from coach.content.markdown import _LineMap, _parse_markdown, _report_validation, _sections
+from coach.content.markdown import _LineMap, _parse_front, _sections
 from coach.content.schema import SLUG, Card, Criterion, DetectorCheck, DetectorSpec, Problem, Strict, Turn, _non_blank
 
 if TYPE_CHECKING:
@@ -230,14 +230,10 @@ def parse_scene(path: Path, text: str, problems: list[Problem],
     `check_detector`, scoring's check passed in by coach.library); personas and timing are
     checked by `check_scene` once the personas are loaded, and each moment's `expected` line by
     `coach validate` (coach.validation)."""
-    parsed = _parse_markdown(path, text, problems)
-    if parsed is None:
+    read = _parse_front(path, text, SceneFrontMatter, problems)
+    if read is None:
         return None
-    try:
-        front = SceneFrontMatter.model_validate(parsed.data)
-    except ValidationError as exc:
-        _report_validation(path, exc, parsed.lines, problems)
-        return None
+    parsed, front = read
     before = len(problems)
     sections, section_lines, _ = _sections(parsed.body, parsed.body_first_line)
     for name in REQUIRED_SECTIONS:

@@ -6,7 +6,8 @@ import json
 import sys
 from pathlib import Path
 
-from coach.errors import ContentError, FileAccessError
+from coach.cli.voice_cmds import write_output
+from coach.errors import ContentError
 
 
 def register(subparsers) -> None:
@@ -55,11 +56,7 @@ def run_meeting(args) -> int:
     scene = library.scenes[args.scene]
     if args.personas_out is not None:
         data = meeting.personas_audio(scene, library.personas, settings)
-        try:
-            args.personas_out.write_bytes(data)
-        except OSError as exc:
-            why = f"cannot be written ({exc.strerror}); give --personas-out a writable path"
-            raise FileAccessError(args.personas_out, None, why) from None
+        write_output(args.personas_out, data, "--personas-out")
         print(f"{args.personas_out}: the personas' side of {scene.id}", file=sys.stderr)
         if args.audio is None:
             return 0

@@ -115,10 +115,15 @@ def run_speak(args) -> int:
     if changes:
         voice = Voice(**{**voice.model_dump(), **changes})
     data = tts.synthesize(args.text, voice, settings)
-    try:
-        args.out.write_bytes(data)
-    except OSError as exc:
-        why = f"cannot be written ({exc.strerror}); give --out a writable path"
-        raise FileAccessError(args.out, None, why) from None
+    write_output(args.out, data, "--out")
     print(f"{args.out}: {tts.wav_duration(data):.1f} s", file=sys.stderr)
     return 0
+
+
+def write_output(path: Path, data: bytes, option: str) -> None:
+    """Write a file the command was asked to make; one line naming `option` when it cannot be."""
+    try:
+        path.write_bytes(data)
+    except OSError as exc:
+        why = f"cannot be written ({exc.strerror}); give {option} a writable path"
+        raise FileAccessError(path, None, why) from None

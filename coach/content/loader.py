@@ -19,7 +19,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from coach.content.index import _INDEX, _own_card_index
-from coach.content.markdown import _LineMap, _parse_markdown, _Parsed, _report_validation, _sections
+from coach.content.markdown import _LineMap, _parse_front, _parse_markdown, _Parsed, _report_validation, _sections
 from coach.content.schema import (
     Card,
     CardFrontMatter,
@@ -417,14 +417,10 @@ def _key_concept_problems(params: dict[str, Any]) -> list[str]:
 
 
 def parse_persona(path: Path, text: str, problems: list[Problem]) -> Persona | None:
-    parsed = _parse_markdown(path, text, problems)
-    if parsed is None:
+    read = _parse_front(path, text, PersonaFrontMatter, problems)
+    if read is None:
         return None
-    try:
-        front = PersonaFrontMatter.model_validate(parsed.data)
-    except ValidationError as exc:
-        _report_validation(path, exc, parsed.lines, problems)
-        return None
+    parsed, front = read
     instructions = parsed.body.strip()
     if not instructions:
         problems.append(

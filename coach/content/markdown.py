@@ -8,11 +8,11 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import frontmatter
 import yaml
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from coach.content.schema import Problem
 
@@ -196,3 +196,19 @@ def _sections(body: str, first_line: int) -> tuple[dict[str, str], dict[str, int
             subsections[-1][3].append(line)
     text = {name: "\n".join(lines).strip() for name, lines in sections.items()}
     return text, section_lines, subsections
+
+
+_Front = TypeVar("_Front", bound=BaseModel)
+
+
+def _parse_front(path: Path, text: str, model: type[_Front], problems: list[Problem]) -> tuple[_Parsed, _Front] | None:
+    """A Markdown file's parts and its front matter validated as `model`; None, with the problems
+    reported at their lines, when either fails."""
+    parsed = _parse_markdown(path, text, problems)
+    if parsed is None:
+        return None
+    try:
+        return parsed, model.model_validate(parsed.data)
+    except ValidationError as exc:
+        _report_validation(path, exc, parsed.lines, problems)
+        return None

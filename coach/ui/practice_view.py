@@ -235,14 +235,8 @@ def _exchange(coach: Coach, view: PracticeView, index: int, turn: Turn, result: 
         elif turn.error and not current and turn.error != state.page().refused:
             # (a refusal just made is said once, under the answer box)
             st.warning(widgets.message_lines(turn.error) if "\n" in turn.error else turn.error)
-        if not turn.scorecard_json and turn.status == TurnStatus.REFUSED and newest_refused(view, turn):
+        if (refused := view.newest_refused) is not None and refused.id == turn.id:
             _natural_rewrite(coach, turn, korean)  # an answer in Korean: the same thing said in English
-
-
-def newest_refused(view: PracticeView, turn: Turn) -> bool:
-    """The turn is the newest answer refused (the one a learner may want to say again in English)."""
-    refused = [t for t in view.turns if t.answer_text and t.status == TurnStatus.REFUSED]
-    return bool(refused) and refused[-1].id == turn.id
 
 
 def _natural_rewrite(coach: Coach, turn: Turn, korean: bool) -> None:
