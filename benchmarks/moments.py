@@ -1,14 +1,16 @@
 """Lines said in video-call and meeting moments, judged as two readers heard them: agreement of
 the scorer's `polite` (the cards' politeness detector) and "fits the moment" with the readers.
 
-    .venv/bin/python benchmarks/moments.py [--split dev|test] [--errors]
+    .venv/bin/python benchmarks/moments.py [--split dev|dev2|dev3|test|test3|test4] [--errors]
 
 Data: tests/corpus/moments/moments.{dev,test}.jsonl, 300 lines written for the project by a writer
 who saw only the moments and the definitions, labelled by that writer and a second reader
 independently (`polite`, `fits`: [reader A, reader B]), split once by a salted hash; `dev2`:
 280 more lines from a second writer and a second pair of readers (moments2.dev.jsonl), all of it
 development data (its errors were read while tuning); `dev3`/`test3`: 320 lines from a third
-writer and reader (moments3.*.jsonl), written after the second test figure, split by a salted hash.
+writer and reader (moments3.*.jsonl), written after the second test figure, split by a salted hash;
+`test4`: 322 lines from a fourth writer and reader (moments4.test.jsonl), all of it held out, written
+when the first two test halves were read and became development data (2026-12-05).
 Only the
 lines both readers agree on are scored. "Fits the moment" is the video-call card's `appropriate`
 for its five moments; for the clarifying moment it is `checks_understanding` or
@@ -32,16 +34,17 @@ from coach.library import load_library  # noqa: E402
 
 MOMENTS = REPO / "tests" / "corpus" / "moments"
 SPLITS = {"dev": "moments.dev.jsonl", "test": "moments.test.jsonl", "dev2": "moments2.dev.jsonl",
-          "dev3": "moments3.dev.jsonl", "test3": "moments3.test.jsonl"}
+          "dev3": "moments3.dev.jsonl", "test3": "moments3.test.jsonl", "test4": "moments4.test.jsonl"}
 VIDEO_CALL = ("check-connection", "ask-repeat", "take-floor", "yield-floor", "share-screen")
 
 
 def card_fits(row: dict) -> dict:
     """The readers' "fits" in the cards' sense. The third writer and reader were asked whether a line
     does what the moment needs *polite or not* (`"fits_means": "does-the-move"`), while the video-call
-    card's `appropriate` says a rude line does not fit even when it does the job: for those moments
-    each reader's fits is taken as their fits and their polite together."""
-    if row.get("fits_means") != "does-the-move" or row["moment"] not in VIDEO_CALL:
+    card's `appropriate` says a rude line does not fit even when it does the job, and disagreeing's
+    `softened_disagreement` that any blunt phrase makes it false: for those moments each reader's fits
+    is taken as their fits and their polite together."""
+    if row.get("fits_means") != "does-the-move" or row["moment"] not in (*VIDEO_CALL, "disagree"):
         return row
     return {**row, "fits": [f and p for f, p in zip(row["fits"], row["polite"], strict=True)]}
 
