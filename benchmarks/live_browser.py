@@ -1,7 +1,7 @@
 """Stop -> scorecard and follow-up on screen, in a real browser, for the live recorder.
 
     .venv/bin/python benchmarks/live_browser.py [--lengths 10 60 120] [--pause 1.5]
-    .venv/bin/python benchmarks/live_browser.py --start-page [--runs 5]
+    .venv/bin/python benchmarks/live_browser.py --start-page [--runs 5] [--plain-streamlit]
 
 Starts the app (streamlit, a temporary data dir, no LLM) and Debian's chromium with a fake
 microphone that plays an espeak-ng answer of each length (the sentences of
@@ -52,12 +52,15 @@ def _write_wav(path: Path, samples: np.ndarray) -> None:
         out.writeframes(pcm.tobytes())
 
 
-def _server(folder: Path):
+def _server(folder: Path, plain_streamlit: bool = False):
+    """The app as the README serves it (`coach serve`), or with `plain_streamlit` as `streamlit run`
+    (without the imports `coach serve` does while the server starts)."""
     port = _free_port()
     env = {**os.environ, "COACH_DATA_DIR": str(folder / "data")}
     env.pop("COACH_LLM_MODEL", None)
+    serve = [str(ROOT / ".venv/bin/streamlit"), "run", "app.py"] if plain_streamlit else [str(ROOT / ".venv/bin/coach"), "serve"]
     process = subprocess.Popen(
-        [str(ROOT / ".venv/bin/streamlit"), "run", "app.py", "--server.address", "127.0.0.1",
+        [*serve, "--server.address", "127.0.0.1",
          "--server.port", str(port), "--server.headless", "true", "--browser.gatherUsageStats", "false"],
         cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )
@@ -128,13 +131,15 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--start-page", action="store_true", help="time the Start page instead")
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--plain-streamlit", action="store_true",
+                        help="serve with `streamlit run app.py` instead of `coach serve` (for comparison)")
     parser.add_argument("--lengths", type=float, nargs="+", default=[10, 60, 120])
     parser.add_argument("--pause", type=float, default=1.5,
                         help="seconds from the answer's last word to the Stop click")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
-        server, url = _server(folder)
+        server, url = _server(folder, args.plain_streamlit)
         if args.start_page:
             try:
                 first = start_page(url)

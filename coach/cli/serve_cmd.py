@@ -67,7 +67,8 @@ def run_serve(args) -> int:
     sign_in = auth_configured(secrets_files)
     if refusal := serving_refusal(address, sign_in, load_settings().allow_anonymous):
         raise CoachError(refusal)
-    command = [sys.executable, "-m", "streamlit", "run", str(REPO_ROOT / "app.py"), *arguments]
+    # coach.ui.server is `streamlit run` with the pages' modules imported while the server starts
+    command = [sys.executable, "-m", "coach.ui.server", "run", str(REPO_ROOT / "app.py"), *arguments]
     sys.stdout.flush()
     os.execv(sys.executable, command)
     return 0  # not reached: exec replaces this process

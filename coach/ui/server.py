@@ -1,0 +1,31 @@
+"""The app's server process (`coach serve`): Streamlit's `run`, with the modules every page
+imports loaded in a background thread while the server starts. Streamlit runs the app script
+only when the first visitor connects, so without this the first visit waits for those imports
+(about half a second on 2 cores: benchmarks/README.md, "The Start page")."""
+
+from __future__ import annotations
+
+import importlib
+import sys
+import threading
+
+# what app.py and the Start page import; the same modules are then found in sys.modules
+FIRST_VISIT_MODULES = ("coach.access", "coach.ui.account", "coach.ui.state", "coach.ui.widgets",
+                       "coach.ui.own_cards", "coach.ui.practice_view")
+
+
+def _import_first_visit_modules() -> None:
+    for name in FIRST_VISIT_MODULES:
+        importlib.import_module(name)
+
+
+def main() -> None:
+    """`python -m coach.ui.server run app.py [Streamlit's options]`, as `streamlit run`."""
+    threading.Thread(target=_import_first_visit_modules, name="first-visit-imports", daemon=True).start()
+    from streamlit.web import cli
+
+    sys.exit(cli.main())
+
+
+if __name__ == "__main__":
+    main()
