@@ -58,7 +58,8 @@ def _server(folder: Path, plain_streamlit: bool = False):
     port = _free_port()
     env = {**os.environ, "COACH_DATA_DIR": str(folder / "data")}
     env.pop("COACH_LLM_MODEL", None)
-    serve = [str(ROOT / ".venv/bin/streamlit"), "run", "app.py"] if plain_streamlit else [str(ROOT / ".venv/bin/coach"), "serve"]
+    serve = ([str(ROOT / ".venv/bin/streamlit"), "run", "app.py"] if plain_streamlit
+             else [str(ROOT / ".venv/bin/coach"), "serve"])
     process = subprocess.Popen(
         [*serve, "--server.address", "127.0.0.1",
          "--server.port", str(port), "--server.headless", "true", "--browser.gatherUsageStats", "false"],

@@ -161,7 +161,7 @@ def _how_it_sounds(answer: str) -> tuple[tuple[HowItSounds, ...], str | None]:
     verdict = politeness.assess(answer, moment=True)
     if verdict.polite:
         return (), None
-    notes = tuple(HowItSounds(f.name.replace("_", " "), f.evidence, *politeness.sounds(f.name))
+    notes = tuple(HowItSounds(f.name.replace("_", " "), f.evidence, *politeness.sounds(f.name, f.cue))
                   for f in verdict.impolite)
     return notes, politeness.suggest(answer, moment=True)
 

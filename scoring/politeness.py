@@ -9,7 +9,7 @@ carries its evidence: the matched span, verbatim.
 
     assess(text) -> Verdict(score, polite, strategies=[Found(name, evidence, start, weight)])
     suggest(text) -> a softer wording of an impolite request, or None
-    sounds(name) -> (English, Korean): how an impolite strategy sounds to a colleague
+    sounds(name, cue) -> (English, Korean): how an impolite strategy sounds to a colleague
 """
 
 from __future__ import annotations
@@ -130,9 +130,13 @@ def _bare_command() -> dict:
     return dict(_data()["bare_command"])
 
 
-def sounds(name: str) -> tuple[str, str]:
-    """How an impolite strategy sounds to a colleague, in English and Korean."""
-    item = _bare_command() if name == BARE_COMMAND else next(s for s in _data()["strategies"] if s["name"] == name)
+def sounds(name: str, cue: str = "") -> tuple[str, str]:
+    """How an impolite strategy sounds to a colleague, in English and Korean; said more closely by
+    the parsed cue that found it (`Found.cue`) where that cue has its own `sounds` ("It sounds
+    like you are mocking them" for "is everyone asleep?", not the dismissal's "disagree with the idea")."""
+    item = next((c.spec for c in parsed_cues() if c.name == cue and "sounds" in c.spec), None)
+    if item is None:
+        item = _bare_command() if name == BARE_COMMAND else next(s for s in _data()["strategies"] if s["name"] == name)
     return " ".join(str(item["sounds"]).split()), " ".join(str(item["sounds_ko"]).split())
 
 
@@ -562,7 +566,9 @@ def suggest(
     """A softer wording of an impolite request, or None when it is polite already or nothing is
     left to reword: a bare command becomes "Could you ...?", "You need to X" too, "Can you"
     becomes "Could you", a leading "So"/"But" goes, then an apology, "please" or thanks is added
-    until the model calls it polite. Rude sentences that are not commands are left out."""
+    until the model calls it polite. Rude sentences that are not commands are left out; when one
+    of them made a point (a dismissal, not a bare "What?") and nothing else was reworded, what is
+    left is not a softer version of the line, and there is none."""
     verdict = assess(text, extra_markers, extra_blunt, moment)
     if verdict.polite:
         return None
@@ -570,18 +576,20 @@ def suggest(
     def judged(candidate: str) -> Verdict:
         return assess(candidate, extra_markers, extra_blunt, moment)
 
-    parts, questions, dropped = [], [], False
+    parts, questions, dropped, dropped_a_point, reworded = [], [], False, False, False
     for sentence in Answer(text).sentences:
         names = {f.name for f in verdict.strategies if sentence.start <= f.start < sentence.end}
         wording = _reword(sentence.text, names)
         if judged(wording).impolite:
             dropped = True
+            dropped_a_point |= bool({f.name for f in judged(sentence.text).impolite} - {"bare_what"})
             continue
         if "direct_question" in names:
             questions.append(len(parts))
+        reworded |= wording != sentence.text
         parts.append(wording)
-    if not parts:
-        return None
+    if not parts or (dropped_a_point and not reworded):
+        return None  # what is left after a rude point is not a softer version of it ("Absolutely not. Next topic.")
     steps = []
     if questions:
         i = questions[0]

@@ -400,6 +400,27 @@ def test_no_suggestion_for_a_polite_request_or_pure_rudeness():
     assert out["polite"] and "suggestion" not in out
 
 
+def test_no_softer_version_when_only_the_rude_point_would_be_left_out():
+    """Dropping "Absolutely not." leaves "Next topic.", which is not a softer way of saying it; a bare
+    "What?" may go, since the rest still asks."""
+    for line in ("Absolutely not. Next topic.", "If I have to. One sec."):
+        assert not politeness.assess(line, moment=True).polite
+        assert politeness.suggest(line, moment=True) is None, line
+    assert politeness.suggest("What? I didn't catch that.", moment=True) == "I didn't catch that."
+
+
+def test_a_cue_says_how_its_own_kind_of_rudeness_sounds():
+    """Mocking is named as a dismissal, but the learner reads what mocking sounds like, not the
+    dismissal's "disagree with the idea"; a cue without its own words falls back to its strategy's."""
+    out = json.loads(coach("politeness", "--moment", "--text", "Hello? Is everyone asleep?", "--format", "json").stdout)
+    [found] = out["impolite"]
+    assert found["name"] == "dismissal" and found["sounds"].startswith("It mocks")
+    assert found["sounds"] != politeness.sounds("dismissal")[0] and found["sounds_ko"]
+    assert politeness.sounds("dismissal", "no-such-cue") == politeness.sounds("dismissal")
+    for cue in politeness.parsed_cues():
+        assert ("sounds" in cue.spec) == ("sounds_ko" in cue.spec), cue.name
+
+
 # --- measured on the Stanford Politeness Corpus (Wikipedia half) ---------------------------------
 
 

@@ -43,7 +43,7 @@ def judge(text: str, request_id=None, moment: bool = False) -> dict:
         out["impolite"] = [
             {**f.to_json_dict(), "sounds": english, "sounds_ko": korean}
             for f in verdict.impolite
-            for english, korean in [politeness.sounds(f.name)]
+            for english, korean in [politeness.sounds(f.name, f.cue)]
         ]
     if not verdict.polite and (suggestion := politeness.suggest(text, moment=moment)):
         out["suggestion"] = suggestion

@@ -386,7 +386,7 @@ def _rude(answer: Answer) -> list:
 def _how_it_sounds(impolite) -> str:
     """'sounds impolite: bare command ("Say"): A bare command sounds like an order …' for feedback."""
     first = impolite[0]
-    english, _korean = politeness.sounds(first.name)
+    english, _korean = politeness.sounds(first.name, first.cue)
     return f'sounds impolite: {first.name.replace("_", " ")} ("{first.evidence}"). {english}'
 
 
