@@ -314,5 +314,6 @@ class LiveConversation:
         return FrameBridge(self)
 
     def close(self) -> None:
+        """The call is over: an answer being run is finished (and stored) first."""
         if self._pool is not None:
-            self._pool.shutdown(wait=False, cancel_futures=True)
+            self._pool.shutdown(wait=True, cancel_futures=True)
