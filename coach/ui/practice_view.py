@@ -171,12 +171,13 @@ def _conversation(coach: Coach, view: PracticeView, kind: str) -> None:
     if view.finished:
         _finished(coach, view, korean, kind)
         return
-    box = st.container()  # the answer box (the default) first; hands-free talk under it
+    box = st.empty()  # the answer box (the default) first; hands-free talk under it
     call = hands_free.control(coach, view, korean)
     if call is not None:  # a call is running: the conversation goes on by voice, no answer box
+        box.empty()
         hands_free.follow(view, call, korean)
         return
-    with box:
+    with box.container():
         _answer_box(coach, view, kind)
 
 
