@@ -21,7 +21,9 @@ the app's live meeting (`LiveMeeting`) the one it played, held and moved on by t
 voices out, chunk by chunk. At each moment it listens; once the learner has spoken it waits for
 the end of their turn (a silence of `turn_patience`: longer inside an unfinished clause than
 after a complete sentence), holding the next persona line back while they talk and bringing it
-forward when they are done. Personas do not stop when the learner talks over them (no barge-in).
+forward when they are done. The scenes' personas do not stop when the learner talks over them:
+some moments are about that; `barge_in=True` makes them stop (`BargeIn`), as the hands-free
+conversation's persona does (coach.conversation).
 
 `personas_audio(scene, personas)` is the other side of the call: every persona line spoken with
 its persona's voice (coach.tts) from its time on, a dropout as silence where its `[ … ]` mark
@@ -35,7 +37,7 @@ import re
 from concurrent.futures import Future
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from coach.scenes import DROPOUT_MARK, Scene, TimedLine, Window, timeline
 
@@ -331,10 +333,96 @@ class _Turn:
     moment: str
     start: float
     speech_end: float
-    decoding: Future[str] | str | None = None  # the decode of the turn up to `decoded_for` (its future, with a pool)
+    decoding: Future | object | None = None  # the decode of the turn up to `decoded_for` (its future, with a pool)
     decoded_for: float | None = None
     text: str = ""
     text_for: float | None = None
+    heard: object = None  # what `hear` returned for the turn up to `text_for` (a str, or anything with `.text`)
+    clip: tuple[float, float] | None = None  # the stretch of the microphone that was decoded last
+
+
+TURN_GOES_ON, TURN_OVER, NOT_A_TURN = "goes on", "over", "not a turn"
+
+
+def follow_turn(turn: _Turn, now: float, hear, pool, audio) -> str:
+    """One step of following a learner's turn (the live meeting's and the hands-free
+    conversation's): once they have paused `DECODE_AFTER_S`, what they said so far is decoded
+    (`hear(audio(start, end))`, in `pool` when there is one); the turn is over after a silence of
+    `turn_patience` of that text (at most `UNFINISHED_PAUSE_S`, whatever the decoder does). Returns
+    TURN_OVER, NOT_A_TURN (nothing with words in it: a cough, a click) or TURN_GOES_ON."""
+    silence = now - turn.speech_end
+    decoding = turn.decoding
+    if decoding is not None and (not isinstance(decoding, Future) or decoding.done()):
+        result: object = None
+        try:
+            result = decoding.result() if isinstance(decoding, Future) else decoding
+        except Exception:  # noqa: BLE001 - a failed decode: the turn ends on the longest patience
+            result = None
+        if result is not None:
+            turn.heard = result
+            turn.text = result if isinstance(result, str) else str(getattr(result, "text", ""))
+            turn.text_for = turn.decoded_for
+        turn.decoding = None
+    if silence >= DECODE_AFTER_S and turn.decoded_for != turn.speech_end and turn.decoding is None:
+        turn.clip = (max(0.0, turn.start - 0.3), turn.speech_end + 0.2)
+        samples = audio(*turn.clip)
+        turn.decoded_for = turn.speech_end
+        turn.decoding = pool.submit(hear, samples) if pool is not None else hear(samples)
+        if pool is None:
+            return follow_turn(turn, now, hear, pool, audio)
+    known = turn.text_for == turn.speech_end
+    if known and not any(ch.isalnum() for ch in turn.text) and silence >= COMPLETE_PAUSE_S:
+        return NOT_A_TURN
+    if (known and turn_over(turn.text, silence)) or silence >= UNFINISHED_PAUSE_S:
+        return TURN_OVER
+    return TURN_GOES_ON
+
+
+# --- barge-in: the learner starts talking while a persona speaks -----------------------------------
+
+BARGE_IN_HOLD_S = 0.15  # the learner's voice held this long (with gaps up to BARGE_IN_GAP_S) stops the persona
+BARGE_IN_GAP_S = 0.06  # a dip this short between syllables does not restart the count
+
+
+class BargeIn:
+    """Who has the floor while a persona speaks: `hear(mic, now)` with each microphone chunk
+    returns the time the learner began to speak once they have kept speaking for
+    `BARGE_IN_HOLD_S`, else None. The voice is the microphone's level (`SPEECH_RMS`, as for
+    turns): with the browser's echo cancellation (or headphones) the persona's own voice does
+    not reach it.
+
+    Why 150 ms: a click, a tap on the desk, a plosive or the echo canceller's brief leak at the
+    start of a line is shorter than that, and stopping the persona for one is worse than
+    a short overlap; a word is longer. With 20 ms WebRTC frames the persona falls silent
+    150-170 ms after the learner's onset on the server, which leaves more than half of the
+    0.4 s budget for the way back to the ear."""
+
+    def __init__(self, rate: int = 16_000, hold_s: float = BARGE_IN_HOLD_S, gap_s: float = BARGE_IN_GAP_S,
+                 level: float | None = None):
+        self.rate = rate
+        self.hold_s = hold_s
+        self.gap_s = gap_s
+        self.level = SPEECH_RMS if level is None else level
+        self.reset()
+
+    def reset(self) -> None:
+        self.onset: float | None = None  # when the voice now being counted began
+        self._loud_until: float | None = None
+
+    def hear(self, mic, now: float) -> float | None:
+        import numpy as np
+
+        mic = np.asarray(mic, dtype=np.float32).reshape(-1)
+        dt = mic.size / self.rate
+        loud = bool(mic.size) and float(np.sqrt(np.mean(np.square(mic, dtype=np.float64)))) >= self.level
+        if loud:
+            if self._loud_until is None or now - self._loud_until > self.gap_s + _EPS:
+                self.onset = now
+            self._loud_until = now + dt
+        elif self._loud_until is not None and now + dt - self._loud_until > self.gap_s + _EPS:
+            self.onset = self._loud_until = None
+        held = self._loud_until - self.onset if self.onset is not None and self._loud_until is not None else 0.0
+        return self.onset if held >= self.hold_s - _EPS else None
 
 
 class LiveMeeting:
@@ -346,7 +434,8 @@ class LiveMeeting:
     learner's turn so far (in a worker thread with `background`). Thread-safe: the audio thread
     steps it, the page reads `now()`; `played()` is the timeline as it happened, for `judge`."""
 
-    def __init__(self, scene: Scene, personas: dict[str, Persona], voices: list, hear, *, background: bool = True):
+    def __init__(self, scene: Scene, personas: dict[str, Persona], voices: list, hear, *, background: bool = True,
+                 barge_in: bool = False):
         import threading
 
         from coach import audio as audio_mod
@@ -373,6 +462,9 @@ class LiveMeeting:
         self._voiced_at: float | None = None  # the end of the learner's last loud chunk
         self._onset = 0.0  # when the learner's current stretch of speech began
         self.over = False
+        # barge-in (off for the scenes: their personas talk over the learner on purpose)
+        self._barge_in = BargeIn(self.rate) if barge_in else None
+        self.cut: dict[int, float] = {}  # line index -> when the learner's voice stopped it
 
     # -- time -------------------------------------------------------------------------------
 
@@ -382,7 +474,10 @@ class LiveMeeting:
 
     def _line_seconds(self, index: int) -> float:
         line = self.lines[index]
-        return max(line.end - line.start, len(self.voices[index]) / self.rate)
+        full = max(line.end - line.start, len(self.voices[index]) / self.rate)
+        if index in self.cut:
+            return min(full, self.cut[index] - self.started[index])
+        return full
 
     def _talking_until(self, now: float) -> float:
         """When the persona lines sounding at `now` end (`now` when none is)."""
@@ -405,8 +500,18 @@ class LiveMeeting:
                 self._voiced_at = now + dt
                 self._heard(now)
             self._schedule(now, dt)
+            sounding = [i for i, start in self.started.items()
+                        if i not in self.cut and 0 <= int(round((now - start) * self.rate)) < len(self.voices[i])]
+            if self._barge_in is not None:
+                if not sounding:
+                    self._barge_in.reset()
+                elif self._barge_in.hear(mic, now) is not None:
+                    for index in sounding:  # the learner talks: whoever speaks stops at once
+                        self.cut[index] = now
             out = np.zeros(mic.size, dtype=np.float32)
             for index, start in self.started.items():
+                if index in self.cut:
+                    continue
                 offset = int(round((now - start) * self.rate))
                 voice = self.voices[index]
                 if 0 <= offset < len(voice):
@@ -450,30 +555,11 @@ class LiveMeeting:
 
     def _follow(self, turn: _Turn, now: float) -> None:
         """The learner's turn: decode it at a pause; end it after a silence of `turn_patience`."""
-        silence = now - turn.speech_end
-        decoding = turn.decoding
-        if decoding is not None and (isinstance(decoding, str) or decoding.done()):
-            text: str | None
-            try:
-                text = decoding if isinstance(decoding, str) else decoding.result()
-            except Exception:  # noqa: BLE001 - a failed decode: the turn ends on the longest patience
-                text = None
-            if text is not None:
-                turn.text, turn.text_for = text, turn.decoded_for
-            turn.decoding = None
-        if silence >= DECODE_AFTER_S and turn.decoded_for != turn.speech_end and turn.decoding is None:
-            audio = self._audio(turn.start - 0.3, turn.speech_end + 0.2)
-            turn.decoded_for = turn.speech_end
-            turn.decoding = self._pool.submit(self.hear, audio) if self._pool is not None else self.hear(audio)
-            if self._pool is None:
-                self._follow(turn, now)
-                return
-        known = turn.text_for == turn.speech_end
-        if known and not any(ch.isalnum() for ch in turn.text) and silence >= COMPLETE_PAUSE_S:
-            self._turn = None  # a cough or a click, not a turn: the moment stays open
+        outcome = follow_turn(turn, now, self.hear, self._pool, self._audio)
+        if outcome == NOT_A_TURN:  # a cough or a click, not a turn: the moment stays open
+            self._turn = None
             del self.turns[turn.moment]
-            return
-        if (known and turn_over(turn.text, silence)) or silence >= UNFINISHED_PAUSE_S:
+        elif outcome == TURN_OVER:
             self._end_turn(turn, now)
 
     def _end_turn(self, turn: _Turn, now: float) -> None:
@@ -558,11 +644,20 @@ def hearing(model):
     return hear
 
 
-class FrameBridge:
-    """`LiveMeeting` on a WebRTC audio track (PyAV frames, e.g. 48 kHz stereo s16): each
-    microphone frame in, a frame of the personas' voices out, of the same shape and time."""
+class Stepped(Protocol):
+    """A live call stepped by the microphone: `LiveMeeting`, `coach.conversation.LiveConversation`."""
 
-    def __init__(self, meeting: LiveMeeting):
+    rate: int
+
+    def step(self, mic): ...
+
+
+class FrameBridge:
+    """A live call (`LiveMeeting`, the hands-free conversation) on a WebRTC audio track (PyAV
+    frames, e.g. 48 kHz stereo s16): each microphone frame in, a frame of the personas' voices
+    out, of the same shape and time."""
+
+    def __init__(self, meeting: Stepped):
         from coach.audio import FrameResampler
 
         self.meeting = meeting

@@ -21,13 +21,14 @@ from functools import cached_property
 from pathlib import Path
 from types import MappingProxyType
 
-from coach import meeting
+from coach import conversation, meeting
 from coach.access import LOCAL as LOCAL_LEARNER
 from coach.access import Learner, auth_configured, auth_problem, signed_in
 from coach.audio import FrameResampler, format_seconds
 from coach.config import Settings, load_settings
 from coach.content.loader import REMOVED_FOLDER, LazyCards, markdown_files
 from coach.content.schema import Card, CardSummary, Library, Persona, Voice
+from coach.conversation import ConversationNow, LiveConversation, Said
 from coach.drills import DrillLine, lines_for, read_aloud
 from coach.errors import AudioError, CoachError, ContentError
 from coach.hints import stored_turn_hints
@@ -111,6 +112,8 @@ __all__ = [
     "word_clip", "words_to_practise", "yours_markdown", "zone",
     # the live meeting's views and its learner's name
     "LEARNER", "LiveMeeting", "MeetingNow", "MeetingResult", "SceneView",
+    # the hands-free conversation's views
+    "ConversationNow", "LiveConversation", "Said",
 ]
 
 
@@ -424,6 +427,46 @@ class Coach:
         log.info("live answer of %.1f s: last segment %.2f s, turn %.2f s", live.seconds,
                  finished - started, time.perf_counter() - finished)
         return view
+
+    def talk_hands_free(self, session_id: str, model) -> LiveConversation:
+        """The session spoken hands-free (`coach.conversation`): the persona says the pending
+        prompt in its voice, hears the learner's turn to its end, runs it as `send_audio` does (the
+        recording kept first, then the same scoring, follow-ups and stored turn; the transcript made
+        while waiting for the turn to end is the one stored) and says its next line, until the
+        session is done. Its `bridge()` is the WebRTC audio callback, its `now()` what the page
+        shows. CoachError when the session has no question open or text-to-speech is missing."""
+        import numpy as np
+
+        from coach import audio as audio_mod
+
+        view = self.resume(session_id)
+        if view.pending is None:
+            raise CoachError("This session is finished: start a new one to talk again.")
+        voice = view.persona.voice
+        asked = {"turn": view.pending.id}
+
+        def speak(text: str):
+            return audio_mod.decode(self.speak(text, voice)).samples.astype(np.float32)
+
+        def answer(samples, transcript) -> conversation.Reply:
+            answered = asked["turn"]
+            try:
+                after = self.send_audio(session_id, audio_mod.wav_bytes(samples), turn_pk=answered,
+                                        transcript=transcript, pronounce_later=True)
+            except CoachError as exc:  # kept (the recording is attached to the turn); asked again
+                now = self.resume(session_id)
+                if now.pending is None:
+                    return conversation.Reply(now.persona.closing, done=True, note=str(exc))
+                asked["turn"] = now.pending.id
+                return conversation.Reply(conversation.SAY_AGAIN, note=str(exc))
+            heard = next((t.answer_text or "" for t in after.turns if t.id == answered), "")
+            if after.pending is None:
+                return conversation.Reply(after.persona.closing, heard=heard, done=True)
+            asked["turn"] = after.pending.id
+            return conversation.Reply(after.pending.prompt, heard=heard)
+
+        options = self.engine.decode_options(self.engine.load(session_id))
+        return LiveConversation(view.pending.prompt, speak, conversation.hearing(model, options), answer)
 
     def hold_live(self, session_id: str, live) -> Transcribed:
         """Stop was pressed while a typed draft is in the box: the answer is transcribed and kept

@@ -12,7 +12,7 @@ import streamlit as st
 
 from coach.errors import CoachError, SessionNotFoundError
 from coach.practice import Coach, PracticeView, SessionResult, Turn, TurnKind, TurnStatus
-from coach.ui import listening, pronunciation_view, state, voice, widgets
+from coach.ui import hands_free, listening, pronunciation_view, state, voice, widgets
 
 PREVIEW_CHARS = 280  # the newest answer is shown this long; the full text is in its scorecard
 
@@ -171,7 +171,14 @@ def _conversation(coach: Coach, view: PracticeView, kind: str) -> None:
     if view.finished:
         _finished(coach, view, korean, kind)
         return
-    _answer_box(coach, view, kind)
+    box = st.empty()  # the answer box (the default) first; hands-free talk under it
+    call = hands_free.control(coach, view, korean)
+    if call is not None:  # a call is running: the conversation goes on by voice, no answer box
+        box.empty()
+        hands_free.follow(view, call, korean)
+        return
+    with box.container():
+        _answer_box(coach, view, kind)
 
 
 def _so_far(result: SessionResult, view: PracticeView, korean: bool) -> None:

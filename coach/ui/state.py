@@ -74,6 +74,14 @@ class MeetingState:
 
 
 @dataclass
+class TalkState:
+    """Hands-free talk on the practice pages (coach.ui.hands_free), by session."""
+
+    live: dict[str, dict] = field(default_factory=dict)  # connection key -> the conversation and its audio callback
+    attempts: dict[str, int] = field(default_factory=dict)  # session id -> calls left (a fresh connection each)
+
+
+@dataclass
 class PageState:
     """Everything a browser session keeps between page runs, besides widget values."""
 
@@ -86,6 +94,7 @@ class PageState:
     box: AnswerBox = field(default_factory=AnswerBox)
     voice: VoiceState = field(default_factory=VoiceState)
     meeting: MeetingState = field(default_factory=MeetingState)
+    talk: TalkState = field(default_factory=TalkState)
     once: dict[str, Any] = field(default_factory=dict)  # a gesture's outcome, shown by the next run (own cards)
     kept: dict[str, Any] = field(default_factory=dict)  # results kept while the page is open (suggestions, …)
     results: dict[str, Any] = field(default_factory=dict)  # recording digest → its result (say again, read aloud)

@@ -1,0 +1,240 @@
+"""Hands-free conversation timing, through the core path (coach.conversation via
+`Coach.talk_hands_free`, the bundled tiny.en, the app's text-to-speech). Prints figures, asserts
+nothing.
+
+    .venv/bin/python benchmarks/conversation.py [--runs 12]        # (a) and (b)
+    .venv/bin/python benchmarks/conversation.py --pauses dev        # (c) on the dev half
+    .venv/bin/python benchmarks/conversation.py --pauses test       # (c) on the test half (once)
+
+(a) The learner's last word -> the persona's first outgoing sound, for complete sentences: a
+    practice session (status-update), the persona's opening line played out, then an espeak-ng
+    answer fed as 20 ms microphone chunks at real-time pace (a thread sleeps to the clock); the
+    turn ends by itself, is transcribed, stored, scored and followed up, and the next line is
+    synthesized; the time is counted on the microphone's clock (what the browser's frames see).
+(b) Barge-in: one second into the persona's next line the learner starts talking (espeak-ng);
+    the time from the learner's first loud chunk to the persona's audio falling silent for good.
+(c) Pauses (tests/corpus/pauses/): for each unfinished item, `before`, a pause of 1.0, 1.5 and
+    2.0 s, then `after`: cut off when the turn ended during the pause. For complete items: the
+    time from the end of speech to the end of the turn. Decoded at once (no worker thread), so the
+    turn ends as early as the rules allow: a conservative count of cut-offs (a real decode only
+    ends a turn later).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+RATE = 16_000
+CHUNK = 320  # 20 ms
+SENTENCES = [
+    "Yesterday I finished the login page.",
+    "Today I am writing the tests for the new scheduler.",
+    "I need a review from the design team by Friday.",
+    "The migration is done and the old cluster is switched off.",
+    "We cut the training time from ten hours to six.",
+    "Next week I will move the last two teams.",
+    "The blocker is the missing access to the storage bucket.",
+    "I fixed the memory leak in the data loader.",
+    "Our error rate went down to half a percent.",
+    "I will share the dashboard after this meeting.",
+    "The load test starts tonight at nine.",
+    "I am waiting for the vendor to send the new nodes.",
+]
+TALK_OVER = ["Sorry, can I ask one thing?", "Wait, one moment please.", "Sorry to cut in here.",
+             "Can I add something?"]
+
+
+def spoken(text: str) -> np.ndarray:
+    from tests.speech_frames import spoken as espeak
+
+    return espeak(text)
+
+
+def pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
+
+
+class Clock:
+    """Feeds a conversation 20 ms chunks, at real-time pace when `real_time`; keeps what went out."""
+
+    def __init__(self, talk, real_time: bool):
+        self.talk = talk
+        self.real_time = real_time
+        self.started = time.perf_counter()
+        self.out: list[np.ndarray] = []
+
+    def feed(self, mic: np.ndarray) -> None:
+        for index in range(mic.size // CHUNK):
+            if self.real_time:
+                due = self.started + self.talk.t
+                delay = due - time.perf_counter()
+                if delay > 0:
+                    time.sleep(delay)
+                else:
+                    self.started -= delay  # fell behind (a busy machine): the clock moves with it
+            self.out.append(self.talk.step(mic[index * CHUNK:(index + 1) * CHUNK]))
+
+    def silence(self, seconds: float) -> None:
+        self.feed(np.zeros(int(seconds * RATE), dtype=np.float32))
+
+    def until(self, test, limit_s: float = 30.0) -> bool:
+        for _ in range(int(limit_s / 0.02)):
+            if test():
+                return True
+            self.silence(0.02)
+        return False
+
+    def first_sound_after(self, t: float) -> float | None:
+        first = int(t * RATE) // CHUNK
+        for index in range(first, len(self.out)):
+            if np.abs(self.out[index]).max() > 1e-4:
+                return index * CHUNK / RATE
+        return None
+
+    def silent_for_good_after(self, t: float) -> float:
+        first = int(t * RATE) // CHUNK
+        last = first
+        for index in range(first, len(self.out)):
+            if np.abs(self.out[index]).max() > 1e-4:
+                last = index + 1
+        return last * CHUNK / RATE
+
+
+def coach_for(folder: Path):
+    os.environ["COACH_DATA_DIR"] = str(folder)
+    os.environ.pop("COACH_LLM_MODEL", None)
+    from coach.config import load_settings
+    from coach.library import load_library
+    from coach.practice import Coach
+    from coach.store import Store
+
+    settings = load_settings()
+    library = load_library(settings.content_dirs, settings.persona_dirs)
+    return Coach.of(library, Store(f"sqlite:///{folder / 'bench.db'}"), settings)
+
+
+def latency_and_barge_in(runs: int) -> None:
+    from tests.speech_frames import onset
+
+    with tempfile.TemporaryDirectory() as folder:
+        coach = coach_for(Path(folder))
+        model = coach.speech_model()
+        coach.prepare_speech()
+        latencies, turn_ends, barges = [], [], []
+        for run in range(runs):
+            view = coach.start("status-update")
+            talk = coach.talk_hands_free(view.id, model)
+            clock = Clock(talk, real_time=False)
+            clock.until(lambda t=talk: t.state == "listening")  # the opening, played out at once
+            clock.real_time = True
+            clock.started = time.perf_counter() - talk.t
+            clock.silence(0.5)
+            answer = spoken(SENTENCES[run % len(SENTENCES)])
+            clock.feed(answer)
+            last_word = talk.t
+            if not clock.until(lambda t=talk: t.state == "speaking" and len(t.captions) >= 3, 30.0):
+                print(f"run {run}: no reply ({talk.state}, note {talk.note!r})")
+                talk.close()
+                continue
+            clock.silence(0.1)
+            first = clock.first_sound_after(last_word)
+            ended = next(t for kind, t in talk.events if kind == "turn over")
+            if first is not None:
+                latencies.append(first - last_word)
+                turn_ends.append(ended - last_word)
+            # (b) one second into the reply, the learner talks over it
+            clock.silence(1.0)
+            if talk.state == "speaking":
+                over = spoken(TALK_OVER[run % len(TALK_OVER)])
+                began = talk.t + onset(over)
+                clock.feed(over)
+                barges.append(clock.silent_for_good_after(began) - began)
+            talk.close()
+            print(f"run {run}: last word -> first sound {latencies[-1] if latencies else float('nan'):.2f} s "
+                  f"(turn over after {ended - last_word:.2f} s)"
+                  + (f", barge-in silent after {barges[-1]:.2f} s" if barges else ""), flush=True)
+    print()
+    if latencies:
+        print(f"(a) last word -> persona's first sound, complete sentences, n={len(latencies)}: "
+              f"median {statistics.median(latencies):.2f} s, p90 {pct(latencies, 0.9):.2f} s, "
+              f"max {max(latencies):.2f} s")
+        print(f"    of which waiting for the end of the turn: median {statistics.median(turn_ends):.2f} s")
+    if barges:
+        print(f"(b) learner's onset -> persona silent, n={len(barges)}: median {statistics.median(barges):.2f} s, "
+              f"max {max(barges):.2f} s")
+
+
+def pauses(half: str) -> None:
+    from coach.config import load_settings
+    from coach.conversation import LiveConversation, Reply, hearing
+    from coach.stt import DecodeOptions, load_model
+
+    path = ROOT / "tests" / "corpus" / "pauses" / f"pauses.{half}.jsonl"
+    items = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    model = load_model(load_settings())
+    hear = hearing(model, DecodeOptions())
+
+    def turn_end(parts: list[np.ndarray]) -> tuple[list[float], float]:
+        """When the turn ended (stream seconds), and where each part ended."""
+        talk = LiveConversation("", lambda _t: np.zeros(0, dtype=np.float32), hear,
+                                lambda _s, _t: Reply("", done=True), background=False, barge_in=False)
+        talk.state = "listening"
+        clock = Clock(talk, real_time=False)
+        ends = []
+        for part in parts:
+            clock.feed(part)
+            ends.append(talk.t)
+        clock.until(lambda: talk.state != "listening" and talk.state != "turn", 6.0)
+        over = [t for kind, t in talk.events if kind == "turn over"]
+        return ends, (over[0] if over else float("inf"))
+
+    cut = {1.0: 0, 1.5: 0, 2.0: 0}
+    unfinished = [i for i in items if not i["complete"]]
+    for item in unfinished:
+        before, after = spoken(item["before"]), spoken(item["after"])
+        for pause in cut:
+            ends, over = turn_end([np.zeros(int(0.3 * RATE), dtype=np.float32), before,
+                                   np.zeros(int(pause * RATE), dtype=np.float32), after])
+            if over < ends[2] - 0.01:  # ended before the rest of the sentence began
+                cut[pause] += 1
+    waits = []
+    for item in (i for i in items if i["complete"]):
+        ends, over = turn_end([np.zeros(int(0.3 * RATE), dtype=np.float32), spoken(item["before"])])
+        waits.append(over - ends[1])
+    print(f"(c) pauses, {half} half: {len(unfinished)} unfinished, {len(waits)} complete")
+    for pause, count in cut.items():
+        print(f"    pause {pause:.1f} s inside an unfinished sentence: cut off {count}/{len(unfinished)} "
+              f"({100 * count / max(1, len(unfinished)):.1f} %)")
+    if waits:
+        print(f"    complete sentence, end of speech -> end of turn: median {statistics.median(waits):.2f} s, "
+              f"p90 {pct(waits, 0.9):.2f} s (decode time not included)")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--runs", type=int, default=12)
+    parser.add_argument("--pauses", choices=["dev", "test"])
+    args = parser.parse_args()
+    if args.pauses:
+        pauses(args.pauses)
+    else:
+        latency_and_barge_in(args.runs)
+
+
+if __name__ == "__main__":
+    threading.current_thread().name = "benchmark"
+    main()

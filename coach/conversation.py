@@ -1,0 +1,319 @@
+"""The hands-free conversation: a practice session spoken over one live connection, no button
+between turns (the practice pages' "Talk hands-free"; `Coach.talk_hands_free` makes one).
+
+    LiveConversation(opening, speak, hear, answer)   # step(mic) -> the persona's voice
+
+The persona says its line (`speak(text)` -> 16 kHz samples, the app's text-to-speech in the
+persona's voice); the microphone stays open. When the learner speaks, their turn is followed
+with the live meeting's rules (`coach.meeting.follow_turn`: decoded at a pause, over after a
+silence of `turn_patience`, longer inside an unfinished clause); then `answer(samples, heard)`
+runs the turn through the same path as the turn-based voice answer (the recording kept first,
+then scored, followed up and stored: `Coach.send_audio`) and returns the persona's next line
+(`Reply`), which is spoken by itself, and so on until the session is done. If the learner
+starts talking while the persona speaks, the persona stops (`coach.meeting.BargeIn`) and the
+learner's turn starts there.
+
+No Streamlit here: the audio thread calls `step` (through `coach.meeting.FrameBridge`), the
+page reads `now()`.
+"""
+
+from __future__ import annotations
+
+import threading
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
+
+import numpy as np
+
+from coach.meeting import (
+    LEARNER,
+    NOT_A_TURN,
+    ONSET_GAP_S,
+    SPEECH_RMS,
+    TURN_OVER,
+    BargeIn,
+    FrameBridge,
+    _Turn,
+    follow_turn,
+)
+
+PERSONA = "persona"
+PREROLL_S = 0.3  # the turn's audio starts this much before the learner's first loud chunk
+KEEP_S = 2.0  # between turns, this much of the microphone is kept (a turn starts with its lead-in)
+SPEAKING, LISTENING, TURN, THINKING, OVER = "speaking", "listening", "turn", "thinking", "over"
+SAY_AGAIN = "Sorry, I didn't catch that. Could you say it again?"
+
+
+@dataclass(frozen=True)
+class Reply:
+    """What a learner's turn brought: the persona's next line, and what was heard and stored."""
+
+    line: str  # said next ("": nothing to say)
+    heard: str = ""  # the learner's answer as stored (its transcript)
+    done: bool = False  # the session is over once the line is said
+    note: str = ""  # for the page: why the answer was not taken (it is asked again)
+
+
+@dataclass(frozen=True)
+class Heard:
+    """`hearing`'s result: the text so far and, when it is a transcript of exactly the clip that
+    was decoded, the transcript itself (so the answer is not transcribed twice)."""
+
+    text: str
+    transcript: object | None = None
+
+
+@dataclass(frozen=True)
+class Said:
+    """A caption: a line the persona said, or a turn of the learner."""
+
+    t: float
+    speaker: str  # PERSONA or LEARNER
+    text: str
+    speaking: bool = False  # still being said
+    cut: bool = False  # the persona stopped because the learner spoke
+
+
+@dataclass(frozen=True)
+class ConversationNow:
+    """The conversation at one instant, for the page."""
+
+    t: float
+    captions: tuple[Said, ...]
+    state: str  # SPEAKING, LISTENING, TURN, THINKING or OVER
+    note: str  # the last answer's problem, if it was not taken
+    started: bool  # audio has arrived
+    over: bool
+    answers: int  # turns answered so far
+
+
+def hearing(model, options):
+    """`LiveConversation`'s `hear`: the learner's turn so far decoded with the card's options (the
+    turn-based answer's own decoding), as a `Heard` whose transcript is stored with the answer."""
+    import time
+
+    from coach import audio as audio_mod
+    from coach.errors import AudioError
+    from coach.stt import NOT_ENGLISH, assemble, decode_speech, speech_windows
+
+    def hear(samples) -> Heard:
+        if len(samples) == 0:
+            return Heard("")
+        windows = speech_windows(samples, options)
+        if not windows:
+            return Heard("")
+        started = time.perf_counter()
+        segments = [s for window in windows for s in decode_speech(model, window, samples, options)]
+        try:
+            transcript = assemble(segments, len(samples) / audio_mod.SAMPLE_RATE, model,
+                                  time.perf_counter() - started)
+        except AudioError as exc:
+            # not English: a complete turn (the answer path says what to do); no words: not a turn
+            return Heard("(not in English).") if str(exc) == NOT_ENGLISH else Heard("")
+        return Heard(transcript.text, transcript)
+
+    return hear
+
+
+class LiveConversation:
+    """A practice session spoken hands-free: `step(mic)` takes the next 16 kHz mono chunk of the
+    microphone and returns the persona's voice for the same stretch of time. `speak(text)` ->
+    samples; `hear(samples)` -> `Heard` (the turn so far, for when it is over); `answer(samples,
+    transcript or None)` -> `Reply` (runs the turn). With `background`, `hear` and `answer` run in
+    a worker thread (the audio thread never waits); without, at once (tests)."""
+
+    def __init__(self, opening: str, speak, hear, answer, *, background: bool = True, barge_in: bool = True,
+                 rate: int = 16_000):
+        self.rate = rate
+        self.speak = speak
+        self.hear = hear
+        self.answer = answer
+        self._lock = threading.Lock()
+        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="conversation") if background else None
+        self._barge_in = BargeIn(rate) if barge_in else None
+        self.samples_in = 0
+        self._chunks: list[np.ndarray] = []
+        self._base = 0  # the sample the kept microphone audio starts at
+        self._voiced_at: float | None = None
+        self._onset = 0.0
+        self._turn: _Turn | None = None
+        self._thinking: Future | tuple | None = None
+        self._closing = False
+        self.state = SPEAKING
+        self.note = ""
+        self.answers = 0
+        self.captions: list[Said] = []
+        # (kind, time) for the benchmarks: "persona" when a line starts sounding, "turn over",
+        # "barge-in" (its time is when the persona fell silent; `barge_ins` has the onsets)
+        self.events: list[tuple[str, float]] = []
+        self.barge_ins: list[tuple[float, float]] = []  # (the learner's onset, the persona silent)
+        self._say(opening, speak(opening), 0.0)
+
+    @property
+    def t(self) -> float:
+        return self.samples_in / self.rate
+
+    @property
+    def over(self) -> bool:
+        return self.state == OVER
+
+    # -- the audio thread -------------------------------------------------------------------
+
+    def step(self, mic):
+        mic = np.asarray(mic, dtype=np.float32).reshape(-1)
+        with self._lock:
+            now, n = self.t, mic.size
+            dt = n / self.rate
+            self._chunks.append(mic)
+            loud = bool(n) and float(np.sqrt(np.mean(np.square(mic, dtype=np.float64)))) >= SPEECH_RMS
+            if loud:
+                if self._voiced_at is None or now - self._voiced_at >= ONSET_GAP_S:
+                    self._onset = now
+                self._voiced_at = now + dt
+            out = np.zeros(n, dtype=np.float32)
+            if self.state == SPEAKING:
+                out = self._speaking(mic, now, n)
+            if self.state == LISTENING and loud:
+                self._start_turn(self._onset)
+            if self.state == TURN:
+                self._following(now + dt, loud)
+            if self.state == THINKING:
+                self._waiting(now + dt)
+            if self.state not in (TURN, THINKING):
+                self._trim()
+            self.samples_in += n
+            return out
+
+    def _speaking(self, mic, now: float, n: int):
+        offset = int(round((now - self._voice_at) * self.rate))
+        if self._barge_in is not None and not self._closing and self._barge_in.hear(mic, now) is not None:
+            began = self._barge_in.onset if self._barge_in.onset is not None else now
+            self.barge_ins.append((began, now))
+            self.events.append(("barge-in", now))
+            last = self.captions[-1]
+            self.captions[-1] = Said(last.t, last.speaker, last.text, False, cut=True)
+            self._start_turn(began)
+            return np.zeros(n, dtype=np.float32)
+        if offset >= len(self._voice):
+            self._done_speaking()
+            return np.zeros(n, dtype=np.float32)
+        piece = self._voice[max(0, offset):offset + n]
+        out = np.zeros(n, dtype=np.float32)
+        out[:piece.size] = piece
+        return out
+
+    def _done_speaking(self) -> None:
+        last = self.captions[-1]
+        self.captions[-1] = Said(last.t, last.speaker, last.text, False, last.cut)
+        self.state = OVER if self._closing else LISTENING
+        if self._barge_in is not None:
+            self._barge_in.reset()
+
+    def _say(self, text: str, voice, now: float) -> None:
+        self._voice = np.asarray(voice, dtype=np.float32).reshape(-1)
+        self._voice_at = now
+        self.captions.append(Said(round(now, 2), PERSONA, text, True))
+        self.events.append(("persona", now))
+        self.state = SPEAKING
+
+    def _start_turn(self, start: float) -> None:
+        self._turn = _Turn(f"answer-{self.answers + 1}", start, max(start, self._voiced_at or start))
+        self.captions.append(Said(round(start, 2), LEARNER, "", True))
+        self.state = TURN
+
+    def _following(self, now: float, loud: bool) -> None:
+        turn = self._turn
+        assert turn is not None
+        if loud:
+            turn.speech_end = self._voiced_at or now
+        outcome = follow_turn(turn, now, self.hear, self._pool, self._audio)
+        self._caption_learner(turn.text, speaking=True)
+        if outcome == NOT_A_TURN:  # a cough, a click: still listening
+            self.captions.pop()
+            self._turn = None
+            self.state = LISTENING
+        elif outcome == TURN_OVER:
+            self.events.append(("turn over", now))
+            known = turn.text_for == turn.speech_end and turn.clip is not None
+            start, end = turn.clip if known and turn.clip else (max(0.0, turn.start - PREROLL_S), turn.speech_end + 0.2)
+            heard = turn.heard if known else None
+            transcript = getattr(heard, "transcript", None)
+            samples = self._audio(start, end)
+            self._turn = None
+            self.state = THINKING
+            self._caption_learner(turn.text, speaking=False)
+            if self._pool is not None:
+                self._thinking = self._pool.submit(self._reply, samples, transcript)
+            else:
+                self._thinking = self._reply(samples, transcript)
+
+    def _reply(self, samples, transcript) -> tuple[Reply, np.ndarray | None]:
+        """In the worker: the turn run (`answer`), then the persona's next line synthesized."""
+        try:
+            reply = self.answer(samples, transcript)
+        except Exception as exc:  # noqa: BLE001 - the conversation goes on: the learner is asked again
+            reply = Reply(SAY_AGAIN, note=str(exc) or type(exc).__name__)
+        voice = None
+        if reply.line:
+            try:
+                voice = self.speak(reply.line)
+            except Exception as exc:  # noqa: BLE001 - no voice: the line is shown, not said
+                reply = Reply(reply.line, reply.heard, reply.done, reply.note or str(exc))
+        return reply, voice
+
+    def _waiting(self, now: float) -> None:
+        thinking = self._thinking
+        if isinstance(thinking, Future):
+            if not thinking.done():
+                return
+            thinking = thinking.result()
+        assert thinking is not None
+        reply, voice = thinking
+        self._thinking = None
+        self.note = reply.note
+        if not reply.note:
+            self.answers += 1
+        if reply.heard:
+            self._caption_learner(reply.heard, speaking=False)
+        self._closing = reply.done
+        if voice is not None and len(voice):
+            self._say(reply.line, voice, now)
+        else:
+            if reply.line:
+                self.captions.append(Said(round(now, 2), PERSONA, reply.line))
+            self.state = OVER if reply.done else LISTENING
+
+    def _caption_learner(self, text: str, *, speaking: bool) -> None:
+        index = next(i for i in range(len(self.captions) - 1, -1, -1) if self.captions[i].speaker == LEARNER)
+        old = self.captions[index]
+        self.captions[index] = Said(old.t, LEARNER, text or old.text, speaking)
+
+    def _audio(self, start: float, end: float):
+        samples = np.concatenate(self._chunks) if self._chunks else np.zeros(0, dtype=np.float32)
+        self._chunks = [samples]
+        first = max(0, int(start * self.rate) - self._base)
+        return samples[first:max(first, int(end * self.rate) - self._base)]
+
+    def _trim(self) -> None:
+        kept = sum(c.size for c in self._chunks)
+        keep = int(KEEP_S * self.rate)
+        if kept > 2 * keep:
+            samples = np.concatenate(self._chunks)
+            self._base += samples.size - keep
+            self._chunks = [samples[-keep:]]
+
+    # -- the page ---------------------------------------------------------------------------
+
+    def now(self) -> ConversationNow:
+        with self._lock:
+            return ConversationNow(round(self.t, 2), tuple(self.captions), self.state, self.note,
+                                   self.samples_in > 0, self.over, self.answers)
+
+    def bridge(self) -> FrameBridge:
+        """The WebRTC audio callback (one per connection)."""
+        return FrameBridge(self)
+
+    def close(self) -> None:
+        """The call is over: an answer being run is finished (and stored) first."""
+        if self._pool is not None:
+            self._pool.shutdown(wait=True, cancel_futures=True)

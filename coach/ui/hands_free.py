@@ -1,0 +1,128 @@
+"""Hands-free talk on the practice pages: one button opens a call with the persona (one WebRTC
+connection: the microphone to the server, the persona's voice back, so the browser's echo
+cancellation works), and the session goes on by voice alone. The conversation runs in the core
+(`coach.conversation`, through `Coach.talk_hands_free`): each turn ends by itself, is scored
+and stored like a recorded answer, and the persona's next line is said by itself; talking over
+the persona stops it. This module connects the call and shows the captions; on leaving, the page
+shows the answered turns with their scorecards as usual. The turn-based answer box stays the
+default: it is shown whenever no call runs."""
+
+from __future__ import annotations
+
+import time
+
+import streamlit as st
+
+from coach.errors import CoachError
+from coach.practice import LEARNER, Coach, ConversationNow, LiveConversation, PracticeView, escape_md
+from coach.ui import state, voice
+
+TICK_S = 0.1
+STATES = {
+    "speaking": "🔊 {name} is speaking — just start talking to interrupt.",
+    "listening": "🎙️ **Your turn** — speak when you are ready; when you stop, {name} answers.",
+    "turn": "🎙️ *Listening …*",
+    "thinking": "⏳ *{name} is thinking …*",
+    "over": "The conversation is over.",
+}
+
+
+def _live_possible() -> bool:
+    try:
+        import streamlit_webrtc  # noqa: F401
+    except ImportError:  # pragma: no cover - a dependency; the answer box still works
+        return False
+    from streamlit.runtime import Runtime
+
+    return Runtime.exists() and hasattr(Runtime.instance(), "_session_mgr")  # not under AppTest
+
+
+def control(coach: Coach, view: PracticeView, korean: bool):
+    """The "Talk hands-free" button and what it needs; the call's entry when it is running
+    (then the page shows the call, not the answer box), else None."""
+    if not _live_possible() or view.pending is None:
+        return None
+    talk = state.page().talk
+    key = f"talk-{view.id}-{talk.attempts.get(view.id, 0)}"
+    entry = talk.live.get(key)
+    if entry is None or (entry["turn"] != view.pending.id and not entry["live"].now().started):
+        try:
+            voice.ensure_model(coach)
+            made = coach.talk_hands_free(view.id, coach.speech_model())
+        except CoachError as exc:
+            st.caption(f"Hands-free talk is not available here: {escape_md(str(exc))}")
+            return None
+        if entry is not None:
+            entry["live"].close()
+        entry = talk.live[key] = {"live": made, "bridge": made.bridge(), "turn": view.pending.id}
+    from streamlit_webrtc import WebRtcMode, webrtc_streamer
+
+    with st.container(border=True, key="hands-free"):
+        st.markdown("**🎧 Or talk hands-free**" + (" · 버튼 없이 대화하기" if korean else ""))
+        st.caption(f"One click starts a call with {escape_md(view.persona.name)}: just talk, and pause when you "
+                   "are done; the answers are scored as usual. Headphones help."
+                   + (" 한 번 누르면 통화가 시작됩니다. 말하고 멈추면 상대가 이어서 말합니다." if korean else ""))
+        ctx = webrtc_streamer(
+            key=key, mode=WebRtcMode.SENDRECV, audio_frame_callback=entry["bridge"],
+            media_stream_constraints={"audio": {"echoCancellation": True, "noiseSuppression": True,
+                                                "autoGainControl": True}, "video": False},
+            rtc_configuration={"iceServers": []},  # local: no STUN/TURN server is reached
+            translations={"start": "Talk hands-free", "stop": "Leave the conversation"},
+        )
+    live: LiveConversation = entry["live"]
+    if ctx.state.playing and not live.now().over:
+        return entry
+    if live.now().started:  # the call was left (or the session ended in it): the turns as usual
+        _leave(view.id, key, live)
+    return None
+
+
+def _leave(session_id: str, key: str, live: LiveConversation) -> None:
+    talk = state.page().talk
+    with st.spinner("Saving your last answer …"):
+        live.close()  # waits for an answer being scored
+    talk.live.pop(key, None)
+    talk.attempts[session_id] = talk.attempts.get(session_id, 0) + 1
+    state.page().scroll = True
+    st.rerun()
+
+
+def captions_md(now: ConversationNow, persona: str) -> str:
+    rows = []
+    for said in now.captions:
+        if said.speaker == LEARNER:
+            rows.append(f"**You**{' 🎙️' if said.speaking else ''}: {escape_md(said.text) or '…'}")
+        else:
+            mark = " 🔊" if said.speaking else (" *(you talked over)*" if said.cut else "")
+            rows.append(f"**{escape_md(persona)}**{mark}: {escape_md(said.text)}")
+    if not now.started:
+        rows.append("⏳ *Connecting …*")
+    return "\n\n".join(rows)
+
+
+def follow(view: PracticeView, entry: dict, korean: bool) -> None:
+    """While the call runs: the captions and whose turn it is (a container keyed
+    `talk-state-<state>-<answers>--<n>` for the browser tests), until it is left or over."""
+    live: LiveConversation = entry["live"]
+    name = view.persona.name
+    shown, tick = st.empty(), st.empty()
+    last = None
+    renders = 0
+    while True:
+        now = live.now()
+        if now != last:
+            last = now
+            renders += 1
+            with shown.container():
+                st.markdown(captions_md(now, name))
+                if now.note:
+                    st.warning(escape_md(now.note))
+                with st.container(key=f"talk-state-{now.state}-{now.answers}--{renders}"):
+                    st.markdown(STATES[now.state].format(name=escape_md(name)))
+        else:
+            tick.empty()  # touching the page lets a rerun (Leave) start at once
+        if now.over:
+            break
+        time.sleep(TICK_S)
+    key = next(k for k, v in state.page().talk.live.items() if v is entry)
+    _leave(view.id, key, live)

@@ -1,0 +1,135 @@
+"""The hands-free conversation in the core (coach.conversation through `Coach.talk_hands_free`),
+without a browser: the persona's line goes out, the learner's espeak-ng answer comes in through
+the WebRTC bridge, the turn ends by itself, is stored and scored like a turn-based voice answer,
+and the persona's next line follows; the learner talking over it stops it (barge-in). Real
+speech model, real text-to-speech. `hear` and `answer` run at once (no worker thread), so the
+times here are the logic's, not the machine's (benchmarks/conversation.py measures those)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from coach import conversation
+from coach.meeting import COMPLETE_PAUSE_S, FrameBridge
+from coach.practice import Coach
+from coach.store import Store
+from tests.speech_frames import RATE, heard, onset, spoken, web_frames
+
+pytestmark = pytest.mark.slow  # a speech model and text-to-speech
+
+ANSWER = ("Yesterday I finished the login page. Today I am writing the tests, "
+          "and I need a review from the design team.")
+
+
+@pytest.fixture
+def coach(library, tmp_path):
+    from coach.config import load_settings
+
+    return Coach.of(library, Store(f"sqlite:///{tmp_path / 'talk.db'}"), load_settings())
+
+
+@pytest.fixture
+def model(coach):
+    return coach.speech_model()
+
+
+def _talk(coach, model, card="status-update"):
+    view = coach.start(card)
+    talk = coach.talk_hands_free(view.id, model)
+    talk._pool = None  # noqa: SLF001 - hear and answer at once: the test steps the logic, not the clock
+    return view, talk
+
+
+class Call:
+    """The browser's side of the call: microphone frames into the bridge, the persona's voice out."""
+
+    def __init__(self, talk):
+        self.talk = talk
+        self.bridge = FrameBridge(talk)
+        self.out: list[np.ndarray] = []
+
+    def send(self, mic: np.ndarray) -> None:
+        for frame in web_frames(mic):
+            self.out.append(heard(self.bridge(frame)))
+
+    def silence(self, seconds: float) -> None:
+        self.send(np.zeros(int(seconds * RATE), dtype=np.float32))
+
+    def until(self, state: str, limit_s: float = 30.0) -> None:
+        for _ in range(int(limit_s / 0.02)):
+            if self.talk.state == state:
+                return
+            self.silence(0.02)
+        raise AssertionError(f"still {self.talk.state}, waited for {state}")
+
+    @property
+    def played(self) -> np.ndarray:
+        return np.concatenate(self.out) if self.out else np.zeros(0, dtype=np.float32)
+
+
+def test_a_spoken_answer_is_stored_scored_and_followed_by_the_next_line(coach, model):
+    view, talk = _talk(coach, model)
+    call = Call(talk)
+    first_line = talk.now().captions[0]
+    assert first_line.speaker == conversation.PERSONA and first_line.text == view.pending.prompt
+    call.until(conversation.LISTENING)
+    assert np.abs(call.played).max() > 0.05, "the persona's line went out on the call"
+    answer = spoken(ANSWER)
+    call.send(answer)
+    last_word = talk.t
+    call.until(conversation.SPEAKING)
+    # a complete sentence: the turn ended after the short patience, not the long one
+    ended = next(t for kind, t in talk.events if kind == "turn over")
+    assert COMPLETE_PAUSE_S - 0.05 <= ended - last_word <= COMPLETE_PAUSE_S + 0.5
+    stored = coach.resume(view.id)
+    answered = stored.turns[0]
+    assert answered.answer_text and "login" in answered.answer_text.lower()
+    assert Path(answered.audio_path).is_file()  # the recording was kept
+    assert json.loads(answered.transcript_json)["words"]
+    assert json.loads(answered.scorecard_json)["criteria"]
+    assert 0 in stored.feedback  # scored as the turn-based answer is
+    said = talk.now().captions
+    assert said[-1].speaker == conversation.PERSONA and said[-1].speaking
+    assert said[-1].text == (stored.pending.prompt if stored.pending else stored.persona.closing)
+    assert said[-2].speaker == "learner" and said[-2].text == answered.answer_text
+    before = len(call.out)
+    call.silence(1.0)
+    assert np.abs(np.concatenate(call.out[before:])).max() > 0.05, "the next line is heard by itself"
+    talk.close()
+
+
+def test_the_persona_stops_when_the_learner_talks_over_it(coach, model):
+    _, talk = _talk(coach, model)
+    call = Call(talk)
+    call.silence(1.0)
+    assert talk.state == conversation.SPEAKING  # its line is longer than a second
+    learner = spoken("Sorry, can I ask something first?")
+    began = talk.t + onset(learner)
+    before = len(call.out)
+    call.send(learner)
+    out = np.concatenate(call.out[before:])
+    chunks = out[: out.size - out.size % 320].reshape(-1, 320)
+    loud = np.flatnonzero(np.abs(chunks).max(axis=1) > 1e-4)
+    silent_at = (before * 320 + (loud[-1] + 1) * 320) / RATE if loud.size else 0.0
+    assert silent_at - began <= 0.4, silent_at - began
+    assert talk.state == conversation.TURN and talk.barge_ins
+    assert talk.now().captions[0].cut
+    talk.close()
+
+
+def test_a_pause_inside_an_unfinished_sentence_does_not_end_the_turn(coach, model):
+    view, talk = _talk(coach, model)
+    call = Call(talk)
+    call.until(conversation.LISTENING)
+    call.send(spoken("Yesterday I finished the login page, and today I want to"))
+    call.silence(2.0)
+    assert talk.state == conversation.TURN, "still the learner's turn after a 2 s pause"
+    call.send(spoken("write the tests for it."))
+    call.until(conversation.SPEAKING)
+    answered = coach.resume(view.id).turns[0].answer_text or ""
+    assert "login" in answered.lower() and "test" in answered.lower(), answered
+    talk.close()
