@@ -108,8 +108,10 @@ def hearing(model, options):
             transcript = assemble(segments, len(samples) / audio_mod.SAMPLE_RATE, model,
                                   time.perf_counter() - started)
         except AudioError as exc:
-            # not English: a complete turn (the answer path says what to do); no words: not a turn
-            return Heard("(not in English).") if str(exc) == NOT_ENGLISH else Heard("")
+            # not English: most often a short English fragment the recogniser could not place, so
+            # the turn may go on ("…": the unfinished patience); a whole answer in another language
+            # ends after it, and the answer path says what to do. No words: not a turn
+            return Heard("(not in English) …") if str(exc) == NOT_ENGLISH else Heard("")
         return Heard(transcript.text, transcript)
 
     return hear

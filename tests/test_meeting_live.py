@@ -44,6 +44,18 @@ def test_words_without_closing_punctuation_wait_in_between():
     assert turn_patience("") == turn_patience("  ") == COMPLETE_PAUSE_S  # nothing said: nothing to wait for
 
 
+def test_an_ending_the_recogniser_was_unsure_of_is_not_the_end_of_a_sentence():
+    """Whisper puts a full stop after a fragment and guesses its last word ("The checkpoint size
+    was around" -> "The checkpoint side was around."; "The new cluster will have" -> "… will
+    ham."): with its last words heard unsurely the turn waits as inside a clause; heard surely, a
+    complete sentence ends it after the short pause."""
+    assert turn_patience("The new cluster will ham.", [0.98, 0.95, 0.97, 0.31]) == UNFINISHED_PAUSE_S
+    assert not turn_over("The new cluster will ham.", 2.0, [0.98, 0.95, 0.97, 0.31])
+    assert turn_patience("The migration is finished.", [0.99, 0.97, 0.98, 0.93]) == COMPLETE_PAUSE_S
+    assert turn_patience("Yes.", [0.9]) == COMPLETE_PAUSE_S
+    assert turn_patience("The checkpoint side was around.") == UNFINISHED_PAUSE_S  # a word that needs more
+
+
 class _Learner:
     """The learner's microphone: speech (a tone) at the given times of the scene, else silence;
     `texts` is what `hear` returns for a turn that starts in each stretch of speech."""
