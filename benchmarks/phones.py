@@ -45,7 +45,7 @@ from coach import pronunciation as pron  # noqa: E402
 LINES = ROOT / "tests" / "corpus" / "pronunciation" / "lines.jsonl"
 SALT = "rehearse-phones-split-2026-12"  # fixed before any result was seen; never change it
 CONDITIONS = (("en-us", 135), ("en-us", 175), ("en-gb", 135), ("en-gb", 175))
-GRID = (0.0, 50.0, 100.0, 150.0, 200.0, 300.0, 450.0)
+GRID = (0.0, 50.0, 100.0, 150.0, 200.0, 250.0, 300.0, 350.0, 400.0, 450.0)
 FALSE_FLAG_BUDGET = 3.0  # all types together, per 100 checked words on dev (the target for learners)
 
 

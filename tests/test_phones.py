@@ -87,6 +87,17 @@ def test_the_correct_reading_is_not_flagged(tmp_path, voice, rate):
 
 
 @needs_espeak
+def test_the_issues_read_aloud_line_flags_ratency_and_clears_when_read_right(tmp_path):
+    """Issue 28's example, the clarifying-question card's line at espeak-ng en-us 150 wpm: missed
+    with r/l at 300 (the thresholds of branch phones2), flagged at 250 (the finer dev grid)."""
+    line = "If I understand correctly, the goal is lower latency for the chat model by the end of the month."
+    skip = pron.function_words()
+    wrong = phones.check(speech(line.replace("latency", "ratency"), tmp_path), line.split(), skip=skip)
+    assert flags(wrong) == {"latency": "r_l"}
+    assert flags(phones.check(speech(line, tmp_path), line.split(), skip=skip)) == {}
+
+
+@needs_espeak
 def test_a_line_with_a_term_outside_the_dictionary_is_still_checked(tmp_path):
     text = "Set NCCL_TOPO_FILE first, then check the latency at p95."
     samples = speech("Set NCCL_TOPO_FILE first, then check the ratency at p95.", tmp_path)

@@ -10,10 +10,17 @@ in plain sentences: over 13 start offsets 0-1 s (the recording resampled as a br
 every one had a meant word flagged (never the same set) and saying its line again cleared it;
 in the browser tiny.en sometimes writes another word for a respelled one ("output" for
 "sloughput") and flags that. With a single respelled word 2 of 12 offsets flagged nothing, and
-a garbled line ("Our head luxurious cluster") did not always clear when said again."""
+a garbled line ("Our head luxurious cluster") did not always clear when said again.
+
+On the Read aloud page (the same server: one page, one browser), the clarifying-question card's
+line with "latency" read as "ratency" flags "latency" with the r/l tip, and read right clears it.
+That page's microphone is an init script (as tests/e2e/test_live_meeting.py's): silent until
+`__say` plays a clip into it, so both readings go through one page and the line is said only
+once the recorder is recording."""
 
 from __future__ import annotations
 
+import base64
 import re
 import shutil
 import subprocess
@@ -24,7 +31,7 @@ import numpy as np
 import pytest
 
 from coach.pronunciation import diagnose, tip_for
-from tests.e2e.conftest import CHROMIUM, launch_local, wait_until_recorded, wav_seconds
+from tests.e2e.conftest import CHROMIUM, launch_local, local_only, wait_until_recorded, wav_seconds
 
 pytestmark = pytest.mark.e2e
 
@@ -121,3 +128,101 @@ def test_a_flagged_word_with_its_tip_and_say_it_again(app_url, tmp_path):
         word.scroll_into_view_if_needed()
         page.screenshot(path=str(shots / "again-1400.png"))
         browser.close()
+
+
+# The Read aloud test's microphone: an AudioContext's MediaStreamDestination (silence while
+# nothing plays); `__say(b64)` plays a WAV into it and resolves once it has been played. Each
+# getUserMedia gets clones of its track: the recorder stops its stream's tracks when it stops,
+# and the next recording must still hear the destination.
+MICROPHONE = """
+(() => {
+  if (!window.MediaDevices || !window.AudioContext) return;
+  let mic = null;
+  const open = () => {
+    if (mic === null) {
+      const ctx = new AudioContext();
+      mic = {ctx, destination: ctx.createMediaStreamDestination()};
+      const silence = ctx.createConstantSource();
+      silence.offset.value = 0;
+      silence.connect(mic.destination);
+      silence.start();
+    }
+    return mic;
+  };
+  window.__say = async (b64) => {
+    const {ctx, destination} = open();
+    await ctx.resume();
+    const bytes = Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
+    const source = ctx.createBufferSource();
+    source.buffer = await ctx.decodeAudioData(bytes.buffer);
+    source.connect(destination);
+    await new Promise((done) => { source.onended = done; source.start(); });
+    return source.buffer.duration;
+  };
+  MediaDevices.prototype.getUserMedia = async function (constraints) {
+    if (constraints && constraints.video) throw new DOMException("no camera here", "NotFoundError");
+    const {ctx, destination} = open();
+    await ctx.resume();
+    return new MediaStream(destination.stream.getAudioTracks().map((track) => track.clone()));
+  };
+})();
+"""
+READ_CARD = "clarifying-question"
+READ_LINE = "If I understand correctly, the goal is lower latency for the chat model by the end of the month."
+
+
+def test_read_aloud_ratency_flags_latency_with_the_r_l_tip_and_reading_it_right_clears_it(app_url, library,
+                                                                                          tmp_path):
+    from playwright.sync_api import expect, sync_playwright
+
+    from coach.drills import lines_for
+
+    if not shutil.which("espeak-ng"):
+        pytest.fail("espeak-ng is missing; scripts/rehearse.sh test installs it")
+    assert Path(CHROMIUM).exists(), "Debian chromium is missing; scripts/rehearse.sh test installs it"
+    assert READ_LINE in [line.text for line in lines_for(library.card(READ_CARD))]
+    said = {}
+    for name, text in (("wrong", READ_LINE.replace("latency", "ratency")), ("right", READ_LINE)):
+        subprocess.run(["espeak-ng", "-v", "en-us", "-s", "150", "-w", str(tmp_path / f"{name}.wav"), text],
+                       check=True)
+        said[name] = base64.b64encode((tmp_path / f"{name}.wav").read_bytes()).decode("ascii")
+    tip, tip_ko = tip_for("r_l")
+    with sync_playwright() as playwright:
+        browser = launch_local(playwright, args=[f for f in FLAGS if f != "--use-fake-device-for-media-stream"])
+        context = browser.new_context(permissions=["microphone"], viewport={"width": 1400, "height": 1000})
+        context.add_init_script(MICROPHONE)
+        blocked = local_only(context)
+        page = context.new_page()
+        page.set_default_timeout(120_000)
+        page.goto(f"{app_url}/read-aloud?card={READ_CARD}")
+        line = page.locator('[class*="st-key-read-line-"]').filter(has_text=READ_LINE).first
+        result = line.locator('[data-testid="stMarkdownContainer"], [data-testid="stAlert"]').filter(
+            has_text="came through")
+
+        def read(clip: str) -> None:
+            line.locator('[data-testid="stAudioInputActionButton"][aria-label="Record"]').click()
+            stop = line.locator('[data-testid="stAudioInputActionButton"][aria-label="Stop recording"]')
+            expect(stop).to_be_visible()  # recording: only now is the line said
+            assert page.evaluate("b64 => window.__say(b64)", clip) > 3
+            stop.click()
+            expect(result.first).to_be_visible(timeout=120_000)
+
+        read(said["wrong"])
+        struck = line.locator("del").all_inner_texts()
+        assert "latency" in struck, line.inner_text()
+        advice = line.locator('[data-testid="stMarkdownContainer"]').filter(has_text="🔁").filter(
+            has_text="latency")
+        expect(advice).to_contain_text("r / l")
+        expect(advice).to_contain_text(tip)
+        expect(line.get_by_text(tip_ko)).to_be_visible()  # the Korean line (the page's default language)
+
+        # a fresh reading: the recording cleared (its result goes), then the line read right
+        line.locator('[data-testid="stAudioInput"]').hover()
+        page.get_by_role("button", name="Clear recording").click()
+        expect(result).to_have_count(0)
+        read(said["right"])
+        text = line.inner_text()
+        assert "latency" not in line.locator("del").all_inner_texts(), text
+        assert tip not in text, text
+        browser.close()
+    assert not blocked, blocked
