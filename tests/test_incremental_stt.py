@@ -50,12 +50,19 @@ def feed_all(live, samples) -> list:
     return finished_while_speaking
 
 
-def test_segments_finish_while_speaking_and_flush_leaves_only_the_last(speech_model, answer):  # noqa: F811
+@pytest.fixture(scope="module")
+def streamed(speech_model, answer):  # noqa: F811
+    """The answer fed in chunks once (the slowest step of this module), for the tests that read it:
+    (the transcriber, segments finished while speaking, segments left for the flush)."""
     live = IncrementalTranscriber(speech_model)
     early = feed_all(live, answer)
+    return live, early, live.flush()
+
+
+def test_segments_finish_while_speaking_and_flush_leaves_only_the_last(streamed, answer):
+    live, early, last = streamed
     assert len(early) >= 2, [s.text for s in early]  # decoded before the end
     assert "91" in early[0].text
-    last = live.flush()
     assert last and "91" in last[-1].text
     # what is left at the end is only the last stretch of speech, not the whole answer
     assert sum(s.end - s.start for s in last) < 8
@@ -72,10 +79,8 @@ def test_segments_finish_while_speaking_and_flush_leaves_only_the_last(speech_mo
     assert jiwer.wer(reference, human) <= 0.1, human
 
 
-def test_word_times_are_times_in_the_recording(speech_model, answer):  # noqa: F811
-    live = IncrementalTranscriber(speech_model)
-    feed_all(live, answer)
-    live.flush()
+def test_word_times_are_times_in_the_recording(streamed):
+    live, _early, _last = streamed
     words = live.transcript().words
     country = [w for w in words if "country" in w.word.lower()]
     assert country and all(5.7 < w.start < 17.5 for w in country)  # inside the human clip
