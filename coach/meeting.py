@@ -277,14 +277,15 @@ _COMPLETE_END = re.compile(r"[.?!][\"'”’)]*\s*$")
 # Whisper ends a fragment with a full stop and guesses its last word ("The checkpoint size was
 # around" -> "The checkpoint side was around.", "I think the trade-off between" -> "… the tweet."):
 # an ending it is unsure of is not taken as the end of a sentence. Chosen on the development half
-# of tests/corpus/pauses (benchmarks/README.md, "Hands-free conversation"): the last two words, the
-# lowest rate of cut-off fragments with at most a third of complete sentences waiting longer.
-UNSURE_END_WORDS = 2
-UNSURE_END_PROBABILITY = 0.5
+# of tests/corpus/pauses (benchmarks/README.md, "Hands-free conversation"): the fewest cut-off
+# fragments with at most one complete sentence in six waiting longer (more, and the median reply to
+# a complete sentence would wait too: benchmarks/conversation.py (a)).
+UNSURE_END_WORDS = 1
+UNSURE_END_PROBABILITY = 0.4
 
 
 def unsure_ending(probabilities: list[float]) -> bool:
-    """Whether the recogniser was unsure of the last words of the turn so far (word probabilities
+    """Whether the recogniser was unsure of the last word(s) of the turn so far (word probabilities
     in order): then the turn may go on, whatever its punctuation."""
     return bool(probabilities) and min(probabilities[-UNSURE_END_WORDS:]) < UNSURE_END_PROBABILITY
 
