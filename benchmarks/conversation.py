@@ -6,6 +6,8 @@ nothing.
     .venv/bin/python benchmarks/conversation.py --pauses dev        # (c) on the dev half
     .venv/bin/python benchmarks/conversation.py --pauses test       # (c) on the test half (once)
 
+(a) and (b) in the real page (chromium, WebRTC): benchmarks/conversation_browser.py.
+
 (a) The learner's last word -> the persona's first outgoing sound, for complete sentences: a
     practice session (status-update), the persona's opening line played out, then an espeak-ng
     answer fed as 20 ms microphone chunks at real-time pace (a thread sleeps to the clock); the

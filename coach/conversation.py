@@ -237,7 +237,12 @@ class LiveConversation:
         elif outcome == TURN_OVER:
             self.events.append(("turn over", now))
             known = turn.text_for == turn.speech_end and turn.clip is not None
-            start, end = turn.clip if known and turn.clip else (max(0.0, turn.start - PREROLL_S), turn.speech_end + 0.2)
+            # over on the longest patience while the decode of the whole turn still runs (a busy
+            # machine): that decode's transcript is the answer's, not made a second time
+            pending = (turn.decoding if not known and isinstance(turn.decoding, Future)
+                       and turn.decoded_for == turn.speech_end and turn.clip is not None else None)
+            start, end = (turn.clip if (known or pending is not None) and turn.clip
+                          else (max(0.0, turn.start - PREROLL_S), turn.speech_end + 0.2))
             heard = turn.heard if known else None
             transcript = getattr(heard, "transcript", None)
             samples = self._audio(start, end)
@@ -245,12 +250,19 @@ class LiveConversation:
             self.state = THINKING
             self._caption_learner(turn.text, speaking=False)
             if self._pool is not None:
-                self._thinking = self._pool.submit(self._reply, samples, transcript)
+                self._thinking = self._pool.submit(self._reply, samples, transcript, pending)
             else:
                 self._thinking = self._reply(samples, transcript)
 
-    def _reply(self, samples, transcript) -> tuple[Reply, np.ndarray | None]:
-        """In the worker: the turn run (`answer`), then the persona's next line synthesized."""
+    def _reply(self, samples, transcript, pending: Future | None = None) -> tuple[Reply, np.ndarray | None]:
+        """In the worker: the turn run (`answer`), then the persona's next line synthesized.
+        `pending`: the decode of exactly `samples`, submitted to the same one-worker pool before
+        this (so done by now), whose transcript is used."""
+        if pending is not None:
+            try:
+                transcript = getattr(pending.result(), "transcript", None)
+            except Exception:  # noqa: BLE001 - a failed decode: the answer path transcribes it
+                transcript = None
         try:
             reply = self.answer(samples, transcript)
         except Exception as exc:  # noqa: BLE001 - the conversation goes on: the learner is asked again

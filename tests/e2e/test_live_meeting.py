@@ -26,7 +26,8 @@ from tests.e2e.conftest import CHROMIUM, launch_local, local_only
 pytestmark = pytest.mark.e2e
 
 # Every frame's microphone: an AudioContext's MediaStreamDestination (silence while nothing
-# plays); `__say(b64)` decodes a WAV and plays it into it, resolving once it has been played.
+# plays); `__say(b64)` decodes a WAV and plays it into it, resolving once it has been played
+# (`__sayStarted`: when it started, in performance.now() ms, for benchmarks/conversation_browser.py).
 MICROPHONE = """
 (() => {
   if (!window.MediaDevices || !window.AudioContext) return;
@@ -50,7 +51,8 @@ MICROPHONE = """
     const source = ctx.createBufferSource();
     source.buffer = await ctx.decodeAudioData(bytes.buffer);
     source.connect(destination);
-    await new Promise((done) => { source.onended = done; source.start(); });
+    // when the clip starts playing, in performance.now() ms (the benchmarks time from it)
+    await new Promise((done) => { source.onended = done; window.__sayStarted = performance.now(); source.start(); });
     return source.buffer.duration;
   };
   MediaDevices.prototype.getUserMedia = async function (constraints) {

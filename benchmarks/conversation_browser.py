@@ -1,0 +1,234 @@
+"""Hands-free conversation timing in the real page (issue 32): Debian's chromium, the app served
+as `coach serve` (a temporary data dir, no LLM), the call over WebRTC on 127.0.0.1. Prints
+figures, asserts nothing.
+
+    .venv/bin/python benchmarks/conversation_browser.py [--runs 8] [--warm-up 1]
+
+Each run opens a fresh browser context on the Practice page of a meeting card (status-update),
+clicks Start and "Talk hands-free", and waits for the persona's opening line to be heard and to
+fall quiet. The microphone and the ear are the browser test's (tests/e2e/test_hands_free.py):
+`MICROPHONE` plays espeak-ng clips into the fake getUserMedia track (`__sayStarted`: when a clip
+started, in the page's performance.now() ms) and `HEARING` marks every 20 ms tick at which the
+audio received on the call is above a whisper (`__loud`, RMS over 0.01 in a 1024-sample window).
+Every time below is in page time, from the microphone to the analyser on the received track:
+
+(1) The learner's last word -> the persona's first sound heard in the page, for a complete
+    sentence (benchmarks/conversation.py's SENTENCES, a different one each run): from when the
+    clip's last loud sample was played into the microphone to the first loud tick after it.
+(3) Barge-in: one second into the reply, a talk-over sentence (conversation.py's TALK_OVER) is
+    played; from its onset (its first 20 ms at speech level) to the persona's last loud tick
+    (up to 300 ms after the talk-over's last word: the persona's next line cannot start before
+    the talk-over's turn is over). Counted only when the page marks the line "(you talked over)".
+
+For (1) it also prints when the top page showed the turn over and the reply (its talk-state
+containers, seen on the page's 0.1 s tick): where the time went, roughly.
+
+Every request that does not go to 127.0.0.1 is aborted (tests/e2e/conftest.py `local_only`).
+Needs chromium, espeak-ng and playwright. The first `--warm-up` runs are not counted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import tempfile
+import wave
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from benchmarks.conversation import SENTENCES, TALK_OVER, pct  # noqa: E402
+from benchmarks.live_browser import _server  # noqa: E402
+from tests.e2e.conftest import launch_local, local_only  # noqa: E402
+from tests.e2e.test_hands_free import HEARING, _state  # noqa: E402
+from tests.e2e.test_live_meeting import MICROPHONE, _spoken  # noqa: E402
+from tests.speech_frames import onset  # noqa: E402
+
+FLAGS = ["--use-fake-ui-for-media-stream", "--allow-loopback-in-peer-connection",
+         "--autoplay-policy=no-user-gesture-required", "--disable-background-networking",
+         "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic",
+         "--no-sandbox", "--disable-gpu"]
+QUIET_MS = 300  # the received audio is quiet "for good" after this long without a loud tick
+BARGE_IN_AFTER_MS = 1000  # into the persona's reply (as benchmarks/conversation.py does)
+TIMEOUT_MS = 120_000
+
+# The top page's talk states as it shows them (`talk-state-<state>-<answers>--<n>`, the key the
+# browser test waits on): [state, answers, epoch ms] when each first appears, for the breakdown.
+SHOWN = """
+(() => {
+  if (window !== window.top) return;
+  window.__shown = [];
+  const seen = new Set();
+  new MutationObserver(() => {
+    for (const el of document.querySelectorAll('[class*="st-key-talk-state-"]')) {
+      const m = el.className.match(/st-key-talk-state-([a-z]+)-(\\d+)--/);
+      if (m && !seen.has(m[1] + m[2])) {
+        seen.add(m[1] + m[2]);
+        window.__shown.push([m[1], Number(m[2]), performance.timeOrigin + performance.now()]);
+      }
+    }
+  }).observe(document, {subtree: true, childList: true, attributes: true, attributeFilter: ["class"]});
+})();
+"""
+LEVEL = 0.01  # HEARING's threshold, and speech_frames.onset's
+
+class Clip:
+    """An espeak-ng line for `__say`, and where in it the speech starts and ends (seconds)."""
+
+    def __init__(self, text: str, folder: Path, name: str):
+        self.text = text
+        self.b64 = _spoken(text, folder, name)
+        with wave.open(str(folder / f"{name}.wav")) as wav:
+            rate = wav.getframerate()
+            samples = np.frombuffer(wav.readframes(wav.getnframes()), dtype="<i2").astype(np.float32) / 32768
+        loud = np.flatnonzero(np.abs(samples) > LEVEL)
+        # speech_frames.onset in 20 ms chunks of this rate (it divides by 16 kHz: scaled back)
+        self.onset = onset(samples, LEVEL, chunk=rate // 50) * 16_000 / rate
+        self.end = (loud[-1] + 1) / rate  # the last word's last loud sample
+
+
+def _wait_quiet(frame, quiet_ms: float = QUIET_MS) -> None:
+    """Until the received audio has had no loud tick for `quiet_ms`."""
+    frame.wait_for_function("(q) => performance.now() - (window.__loud.at(-1) ?? 0) >= q", arg=quiet_ms,
+                            timeout=TIMEOUT_MS, polling=50)
+
+
+def run_once(browser, url: str, answer: Clip, talk_over: Clip) -> dict:
+    """One call: the latency of the reply to `answer` and of the barge-in by `talk_over` (ms)."""
+    from playwright.sync_api import expect
+
+    context = browser.new_context(permissions=["microphone"], viewport={"width": 1400, "height": 1000})
+    context.add_init_script(MICROPHONE)
+    context.add_init_script(HEARING)
+    context.add_init_script(SHOWN)
+    blocked = local_only(context)
+    result: dict = {}
+    try:
+        page = context.new_page()
+        page.set_default_timeout(TIMEOUT_MS)
+        page.goto(f"{url}/practice?card=status-update")
+        page.get_by_role("button", name="Start").click()
+        call = page.locator('.st-key-hands-free iframe[title*="webrtc"]').first
+        call.wait_for()
+        page.frame_locator('.st-key-hands-free iframe[title*="webrtc"]').first.get_by_role(
+            "button", name="Talk hands-free").click()
+        frame = call.element_handle().content_frame()
+        # the opening line heard, the learner's turn, and the received audio quiet again
+        frame.wait_for_function("() => window.__loud && window.__loud.length > 10", timeout=TIMEOUT_MS)
+        expect(_state(page, "listening", 0)).to_be_attached(timeout=TIMEOUT_MS)
+        _wait_quiet(frame)
+        # (1) a complete sentence; its last word, in page time
+        frame.evaluate("b64 => window.__say(b64)", answer.b64)
+        last_word = frame.evaluate("() => window.__sayStarted") + 1000 * answer.end
+        first = frame.wait_for_function("(t) => window.__loud.find((x) => x > t) ?? null", arg=last_word,
+                                        timeout=TIMEOUT_MS, polling=50).json_value()
+        result["reply_ms"] = first - last_word
+        try:
+            expect(_state(page, "speaking", 1)).to_be_attached(timeout=30_000)
+            result["replied"] = True
+        except AssertionError:
+            result["note"] = "the first sound after the answer was not its reply"
+            return result
+        # when the top page showed the turn over ("thinking") and the reply ("speaking"), in the
+        # frame's page time (each frame's time origin is an epoch time)
+        since = frame.evaluate("() => performance.timeOrigin") + last_word
+        shown = {(state, answers): at - since for state, answers, at in page.evaluate("() => window.__shown")}
+        result["thinking_ms"] = shown.get(("thinking", 0))
+        result["speaking_ms"] = shown.get(("speaking", 1))
+        # (3) one second into the reply, the learner talks over it
+        frame.wait_for_function("(t) => performance.now() >= t", arg=first + BARGE_IN_AFTER_MS,
+                                timeout=TIMEOUT_MS, polling=10)
+        frame.evaluate("b64 => window.__say(b64)", talk_over.b64)
+        said_at = frame.evaluate("() => window.__sayStarted")
+        began, ended = said_at + 1000 * talk_over.onset, said_at + 1000 * talk_over.end
+        # the persona's next line cannot start before the talk-over's turn is over (its patience
+        # after the last word): the last loud tick up to QUIET_MS after the talk-over is the last
+        # of the line it cut (pauses inside that line do not count as its end)
+        frame.wait_for_function("(t) => performance.now() >= t", arg=ended + QUIET_MS,
+                                timeout=TIMEOUT_MS, polling=50)
+        loud = frame.evaluate("([a, b]) => window.__loud.filter((x) => x >= a && x <= b)", [began, ended + QUIET_MS])
+        silent = max(loud, default=began)
+        if silent > ended:
+            result["note"] = "the persona was still heard at the end of the talk-over"
+            return result
+        try:
+            expect(page.get_by_text("(you talked over)").first).to_be_attached(timeout=30_000)
+            result["barge_in_ms"] = silent - began
+        except AssertionError:
+            result["note"] = "the reply ended before the talk-over (no barge-in)"
+    finally:
+        context.close()
+    if blocked:
+        result["note"] = f"requests beyond 127.0.0.1 were blocked: {blocked}"
+    return result
+
+
+def _s(got: dict, key: str) -> str:
+    return "–" if got.get(key) is None else f"{got[key] / 1000:.2f} s"
+
+
+def _row(label: str, values: list[float]) -> str:
+    if not values:
+        return f"| {label} | 0 | – | – | – |"
+    return (f"| {label} | {len(values)} | **{statistics.median(values) / 1000:.2f} s** | "
+            f"{pct(values, 0.9) / 1000:.2f} s | {max(values) / 1000:.2f} s |")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--runs", type=int, default=8)
+    parser.add_argument("--warm-up", type=int, default=1, help="runs first, not counted (the model's first decodes)")
+    args = parser.parse_args()
+    from playwright.sync_api import sync_playwright
+
+    replies: list[float] = []
+    barges: list[float] = []
+    shown: list[tuple[float, float]] = []  # (the reply shown on the page, then heard after that)
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        answers = [Clip(text, folder, f"answer-{i}") for i, text in enumerate(SENTENCES)]
+        talk_overs = [Clip(text, folder, f"talk-over-{i}") for i, text in enumerate(TALK_OVER)]
+        server, url = _server(folder)
+        try:
+            with sync_playwright() as playwright:
+                browser = launch_local(playwright, args=FLAGS)
+                for run in range(-args.warm_up, args.runs):
+                    answer, talk_over = answers[run % len(answers)], talk_overs[run % len(talk_overs)]
+                    try:
+                        got = run_once(browser, url, answer, talk_over)
+                    except Exception as exc:  # a run that timed out: said, and the others go on
+                        print(f"run {run}: failed: {type(exc).__name__}: {str(exc).splitlines()[0]}", flush=True)
+                        continue
+                    label = "warm-up" if run < 0 else f"run {run}"
+                    print(f"{label}: “{answer.text}” last word -> first sound {_s(got, 'reply_ms')} "
+                          f"(shown: turn over {_s(got, 'thinking_ms')}, reply {_s(got, 'speaking_ms')}); "
+                          f"“{talk_over.text}” onset -> silent {_s(got, 'barge_in_ms')}"
+                          + (f" ({got['note']})" if "note" in got else ""), flush=True)
+                    if run >= 0:
+                        if got.get("replied"):
+                            replies.append(got["reply_ms"])
+                            if got.get("speaking_ms") is not None:
+                                shown.append((got["speaking_ms"], got["reply_ms"] - got["speaking_ms"]))
+                        if "barge_in_ms" in got:
+                            barges.append(got["barge_in_ms"])
+                browser.close()
+        finally:
+            server.terminate()
+            server.wait(30)
+    print()
+    print("| in the page (chromium, WebRTC on 127.0.0.1) | n | median | p90 | max |")
+    print("|---|---|---|---|---|")
+    print(_row("(1) last word -> the persona's first sound heard", replies))
+    print(_row("(3) talk-over onset -> the persona silent", barges))
+    if shown:
+        print(f"\n(1) the reply on the page (its 'speaking' state, shown on the page's 0.1 s tick): median "
+              f"{statistics.median(a for a, _ in shown) / 1000:.2f} s after the last word; first heard a median "
+              f"{statistics.median(b for _, b in shown) / 1000:.2f} s after that")
+
+
+if __name__ == "__main__":
+    main()
