@@ -207,3 +207,21 @@ def test_the_app_with_an_incomplete_auth_section_says_so(streamlit_option, tmp_p
     assert not at.exception
     assert len(at.error) == 1 and "nobody could sign in" in at.error[0].value
     assert not at.button and not at.title  # no sign-in button that would fail, no page
+
+
+def test_serve_runs_streamlit_with_the_first_visit_imports_started(serve_in_process, monkeypatch):
+    """`coach serve` execs `python -m coach.ui.server run app.py …`, which imports what the first
+    visit needs while the server starts (benchmarks/README.md, "The Start page"); every module it
+    names exists (a wrong name would only print a traceback in its thread)."""
+    import importlib
+
+    from coach.ui import server
+
+    monkeypatch.setenv("STREAMLIT_SERVER_ADDRESS", "127.0.0.1")
+    code, execs = serve_in_process("--server.port", "8599")
+    assert code == 0 and len(execs) == 1
+    _executable, command = execs[0]
+    assert command[1:4] == ["-m", "coach.ui.server", "run"] and command[4].endswith("app.py")
+    assert command[5:] == ["--server.port", "8599"]
+    for name in server.FIRST_VISIT_MODULES:
+        importlib.import_module(name)

@@ -9,9 +9,12 @@ import importlib
 import sys
 import threading
 
-# what app.py and the Start page import; the same modules are then found in sys.modules
+# what app.py and the Start page import, and what opening the store (its migrations) and loading
+# the library import on the first visit; the same modules are then found in sys.modules
 FIRST_VISIT_MODULES = ("coach.access", "coach.ui.account", "coach.ui.state", "coach.ui.widgets",
-                       "coach.ui.own_cards", "coach.ui.practice_view")
+                       "coach.ui.own_cards", "coach.ui.practice_view", "alembic.command", "alembic.config",
+                       "alembic.script", "alembic.runtime.migration", "pygments.lexers", "scoring.readings",
+                       "sqlalchemy.dialects.sqlite")
 
 
 def _import_first_visit_modules() -> None:
