@@ -331,3 +331,22 @@ class LiveConversation:
         """The call is over: an answer being run is finished (and stored) first."""
         if self._pool is not None:
             self._pool.shutdown(wait=True, cancel_futures=True)
+
+
+class Call:
+    """A hands-free call as the page holds it before anyone talks: its WebRTC callback exists from
+    the first view of the page, but the conversation (the persona's voice synthesized, the session
+    read) is made only when the learner starts the call (`live` set then); until then silence goes
+    out and the microphone is dropped. So a page where nobody talks hands-free does no work for it."""
+
+    def __init__(self, rate: int = 16_000):
+        self.rate = rate
+        self.live: LiveConversation | None = None
+
+    def step(self, mic):
+        live = self.live
+        return live.step(mic) if live is not None else np.zeros(len(mic), dtype=np.float32)
+
+    def bridge(self) -> FrameBridge:
+        """The WebRTC audio callback (one per connection)."""
+        return FrameBridge(self)

@@ -28,7 +28,7 @@ from coach.audio import FrameResampler, format_seconds
 from coach.config import Settings, load_settings
 from coach.content.loader import REMOVED_FOLDER, LazyCards, markdown_files
 from coach.content.schema import Card, CardSummary, Library, Persona, Voice
-from coach.conversation import ConversationNow, LiveConversation, Said
+from coach.conversation import Call, ConversationNow, LiveConversation, Said
 from coach.drills import DrillLine, lines_for, read_aloud
 from coach.errors import AudioError, CoachError, ContentError
 from coach.hints import stored_turn_hints
@@ -113,7 +113,7 @@ __all__ = [
     # the live meeting's views and its learner's name
     "LEARNER", "LiveMeeting", "MeetingNow", "MeetingResult", "SceneView",
     # the hands-free conversation's views
-    "ConversationNow", "LiveConversation", "Said",
+    "Call", "ConversationNow", "LiveConversation", "Said",
 ]
 
 

@@ -14,7 +14,7 @@ import time
 import streamlit as st
 
 from coach.errors import CoachError
-from coach.practice import LEARNER, Coach, ConversationNow, LiveConversation, PracticeView, escape_md
+from coach.practice import LEARNER, Call, Coach, ConversationNow, LiveConversation, PracticeView, escape_md
 from coach.ui import state, voice
 
 TICK_S = 0.1
@@ -37,24 +37,27 @@ def _live_possible() -> bool:
     return Runtime.exists() and hasattr(Runtime.instance(), "_session_mgr")  # not under AppTest
 
 
+def running(view: PracticeView) -> bool:
+    """Whether a hands-free call of this session is going on (the page then draws no answer box)."""
+    talk = state.page().talk
+    entry = talk.live.get(f"talk-{view.id}-{talk.attempts.get(view.id, 0)}")
+    live = entry["call"].live if entry is not None else None
+    return live is not None and not live.now().over
+
+
 def control(coach: Coach, view: PracticeView, korean: bool):
-    """The "Talk hands-free" button and what it needs; the call's entry when it is running
-    (then the page shows the call, not the answer box), else None."""
+    """The "Talk hands-free" button; the call's entry when it is running (then the page shows the
+    call, not the answer box), else None. The conversation is made when the call starts, not on
+    every view of the page (`Call`)."""
     if not _live_possible() or view.pending is None:
         return None
     talk = state.page().talk
     key = f"talk-{view.id}-{talk.attempts.get(view.id, 0)}"
     entry = talk.live.get(key)
-    if entry is None or (entry["turn"] != view.pending.id and not entry["live"].now().started):
-        try:
-            voice.ensure_model(coach)
-            made = coach.talk_hands_free(view.id, coach.speech_model())
-        except CoachError as exc:
-            st.caption(f"Hands-free talk is not available here: {escape_md(str(exc))}")
-            return None
-        if entry is not None:
-            entry["live"].close()
-        entry = talk.live[key] = {"live": made, "bridge": made.bridge(), "turn": view.pending.id}
+    if entry is None:
+        call = Call()
+        entry = talk.live[key] = {"call": call, "bridge": call.bridge()}
+    call = entry["call"]
     from streamlit_webrtc import WebRtcMode, webrtc_streamer
 
     with st.container(border=True, key="hands-free"):
@@ -69,7 +72,18 @@ def control(coach: Coach, view: PracticeView, korean: bool):
             rtc_configuration={"iceServers": []},  # local: no STUN/TURN server is reached
             translations={"start": "Talk hands-free", "stop": "Leave the conversation"},
         )
-    live: LiveConversation = entry["live"]
+        if ctx.state.playing and call.live is None:
+            try:
+                with st.spinner(f"Calling {escape_md(view.persona.name)} …"):
+                    voice.ensure_model(coach)
+                    call.live = coach.talk_hands_free(view.id, coach.speech_model())
+            except CoachError as exc:
+                st.caption(f"Hands-free talk is not available here: {escape_md(str(exc))}")
+                return None
+            st.rerun()  # drawn again as a call: without the answer box (`running`)
+    live = call.live
+    if live is None:
+        return None
     if ctx.state.playing and not live.now().over:
         return entry
     if live.now().started:  # the call was left (or the session ended in it): the turns as usual
@@ -103,7 +117,7 @@ def captions_md(now: ConversationNow, persona: str) -> str:
 def follow(view: PracticeView, entry: dict, korean: bool) -> None:
     """While the call runs: the captions and whose turn it is (a container keyed
     `talk-state-<state>-<answers>--<n>` for the browser tests), until it is left or over."""
-    live: LiveConversation = entry["live"]
+    live: LiveConversation = entry["call"].live
     name = view.persona.name
     shown, tick = st.empty(), st.empty()
     last = None

@@ -171,14 +171,11 @@ def _conversation(coach: Coach, view: PracticeView, kind: str) -> None:
     if view.finished:
         _finished(coach, view, korean, kind)
         return
-    box = st.empty()  # the answer box (the default) first; hands-free talk under it
+    if not hands_free.running(view):  # the answer box (the default) first; hands-free talk under it
+        _answer_box(coach, view, kind)
     call = hands_free.control(coach, view, korean)
     if call is not None:  # a call is running: the conversation goes on by voice, no answer box
-        box.empty()
         hands_free.follow(view, call, korean)
-        return
-    with box.container():
-        _answer_box(coach, view, kind)
 
 
 def _so_far(result: SessionResult, view: PracticeView, korean: bool) -> None:

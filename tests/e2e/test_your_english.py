@@ -51,8 +51,10 @@ def _wait_for_feedback(page, *needles: str) -> str:
 
     try:
         page.wait_for_function(
-            """(needles) => { const text = document.body.innerText;
-                              return needles.every(n => text.includes(n)) && text.trim().endsWith("End session"); }""",
+            r"""(needles) => { const text = document.body.innerText;
+                              const end = text.lastIndexOf("End session");  // the page drawn to its end (the hands-free box may follow)
+                              return needles.every(n => text.includes(n)) && end >= 0
+                                     && !text.slice(end + 11).replace(/🎧 Or talk hands-free[\s\S]*/u, "").trim(); }""",
             arg=list(needles), timeout=120_000)
     except PlaywrightTimeout:
         pytest.fail(f"{needles} never all showed; the page said:\n{page.locator('body').inner_text()[-3000:]}")
@@ -88,13 +90,14 @@ def test_typed_errors_are_corrected_and_a_korean_answer_is_asked_again_in_englis
         browser = launch_local(playwright, args=FLAGS)
         page = browser.new_page()
         _start(page, app_url)
-        question = page.get_by_text("Dr. Seo-yeon Han:").last.inner_text()  # openings vary by session
+        said = page.locator('[data-testid="stChatMessage"]').get_by_text("Dr. Seo-yeon Han:")
+        question = said.last.inner_text()  # openings vary by session
         page.get_by_label("Your answer").fill(KOREAN)
         page.get_by_role("button", name="Send answer").click()
         body = _wait_for_feedback(page, "이 답변에 필요한 영어 문장 틀")
         assert "Korean" in body and "___ went from ___ to ___." in body, body[-1500:]
         assert "the question is asked again" in body, body[-1500:]
-        assert page.get_by_text("Dr. Seo-yeon Han:").last.inner_text() == question
+        assert said.last.inner_text() == question
         assert page.get_by_label("Your answer").input_value() == KOREAN, "the Korean answer stays in the box"
 
         page.get_by_label("Your answer").fill(TYPED)
