@@ -181,3 +181,21 @@ def test_cli_prints_one_line_and_fails(tmp_path, make, message):
 
 def test_audio_error_is_a_coach_error():
     assert issubclass(AudioError, CoachError)
+
+
+def test_speech_the_model_writes_down_as_nothing_is_not_english_rather_than_no_speech(monkeypatch):
+    """The voice detector hears speech, the model gives no words (spoken Korean decodes so at
+    times, when its fallback samples): that is speech it cannot read as English, not silence."""
+    from coach.stt import batch
+    from coach.stt.engines import SpeechModel
+
+    class _NoWords(SpeechModel):
+        def decode_window(self, samples, options=None):
+            return []
+
+    model = _NoWords(engine="faster-whisper", name="fake", device="cpu", compute_type="int8", model=None,
+                     load_seconds=0.0)
+    monkeypatch.setattr(batch, "load_model", lambda settings: model)
+    with pytest.raises(AudioError) as caught:
+        stt.transcribe(fixture("answer.flac"), load_settings())
+    assert str(caught.value) == stt.NOT_ENGLISH

@@ -101,6 +101,11 @@ def transcribe(audio: bytes | str | Path, settings=None, options: DecodeOptions 
     except AudioError as exc:
         if decoded.cut_off and str(exc) in (checks.NOT_ENGLISH, checks.NO_SPEECH):  # the cut, not the language
             raise AudioError(decoded.cut_off_text(audio_mod.CUT_OFF)) from None
+        if str(exc) == checks.NO_SPEECH:
+            # the voice detector heard speech (`windows`) that the model wrote down as no words at
+            # all: speech it cannot read as English (a Korean answer's decode falls back to sampling,
+            # which sometimes gives nothing), not silence
+            raise AudioError(checks.NOT_ENGLISH) from None
         raise
     if decoded.cut_off:
         transcript.warnings.append(decoded.cut_off_text(audio_mod.CUT_OFF_NOTE))
