@@ -112,6 +112,7 @@ def run_once(browser, url: str, answer: Clip, talk_over: Clip) -> dict:
         page.set_default_timeout(TIMEOUT_MS)
         page.goto(f"{url}/practice?card=status-update")
         page.get_by_role("button", name="Start").click()
+        page.get_by_role("button", name="Open a hands-free call").click()
         call = page.locator('.st-key-hands-free iframe[title*="webrtc"]').first
         call.wait_for()
         page.frame_locator('.st-key-hands-free iframe[title*="webrtc"]').first.get_by_role(

@@ -54,17 +54,21 @@ def control(coach: Coach, view: PracticeView, korean: bool):
     talk = state.page().talk
     key = f"talk-{view.id}-{talk.attempts.get(view.id, 0)}"
     entry = talk.live.get(key)
-    if entry is None:
-        call = Call()
-        entry = talk.live[key] = {"call": call, "bridge": call.bridge()}
-    call = entry["call"]
-    from streamlit_webrtc import WebRtcMode, webrtc_streamer
-
     with st.container(border=True, key="hands-free"):
         st.markdown("**🎧 Or talk hands-free**" + (" · 버튼 없이 대화하기" if korean else ""))
         st.caption(f"One click starts a call with {escape_md(view.persona.name)}: just talk, and pause when you "
                    "are done; the answers are scored as usual. Headphones help."
                    + (" 한 번 누르면 통화가 시작됩니다. 말하고 멈추면 상대가 이어서 말합니다." if korean else ""))
+        if entry is None:
+            # no WebRTC component on the page until asked: a page where nobody talks hands-free
+            # neither shows an empty player nor reruns when a component reports its state
+            if not st.button("Open a hands-free call", key=f"open-{key}"):
+                return None
+            call = Call()
+            entry = talk.live[key] = {"call": call, "bridge": call.bridge()}
+        call = entry["call"]
+        from streamlit_webrtc import WebRtcMode, webrtc_streamer
+
         ctx = webrtc_streamer(
             key=key, mode=WebRtcMode.SENDRECV, audio_frame_callback=entry["bridge"],
             media_stream_constraints={"audio": {"echoCancellation": True, "noiseSuppression": True,

@@ -80,6 +80,7 @@ def test_a_hands_free_answer_is_scored_and_the_persona_answers_by_itself(app_url
         page.set_default_timeout(120_000)
         page.goto(f"{app_url}/practice?card=status-update")
         page.get_by_role("button", name="Start").click()
+        page.get_by_role("button", name="Open a hands-free call").click()  # no call on the page before
         call = page.locator('.st-key-hands-free iframe[title*="webrtc"]').first
         call.wait_for()
         page.frame_locator('.st-key-hands-free iframe[title*="webrtc"]').first.get_by_role(
