@@ -28,6 +28,8 @@ pytestmark = pytest.mark.e2e
 # Every frame's microphone: an AudioContext's MediaStreamDestination (silence while nothing
 # plays); `__say(b64)` decodes a WAV and plays it into it, resolving once it has been played
 # (`__sayStarted`: when it started, in performance.now() ms, for benchmarks/conversation_browser.py).
+# Each getUserMedia gets clones of its track: a recorder stops its stream's tracks when it stops,
+# and the next recording (the Read aloud test's second reading) must still hear the destination.
 MICROPHONE = """
 (() => {
   if (!window.MediaDevices || !window.AudioContext) return;
@@ -60,7 +62,7 @@ MICROPHONE = """
     const {ctx, destination} = open();
     await ctx.resume();
     window.__micOpened = (window.__micOpened || 0) + 1;
-    return new MediaStream(destination.stream.getAudioTracks());
+    return new MediaStream(destination.stream.getAudioTracks().map((track) => track.clone()));
   };
 })();
 """

@@ -32,6 +32,7 @@ import pytest
 
 from coach.pronunciation import diagnose, tip_for
 from tests.e2e.conftest import CHROMIUM, launch_local, local_only, wait_until_recorded, wav_seconds
+from tests.e2e.test_live_meeting import MICROPHONE  # the controllable microphone: `__say` plays a clip into it
 
 pytestmark = pytest.mark.e2e
 
@@ -130,43 +131,6 @@ def test_a_flagged_word_with_its_tip_and_say_it_again(app_url, tmp_path):
         browser.close()
 
 
-# The Read aloud test's microphone: an AudioContext's MediaStreamDestination (silence while
-# nothing plays); `__say(b64)` plays a WAV into it and resolves once it has been played. Each
-# getUserMedia gets clones of its track: the recorder stops its stream's tracks when it stops,
-# and the next recording must still hear the destination.
-MICROPHONE = """
-(() => {
-  if (!window.MediaDevices || !window.AudioContext) return;
-  let mic = null;
-  const open = () => {
-    if (mic === null) {
-      const ctx = new AudioContext();
-      mic = {ctx, destination: ctx.createMediaStreamDestination()};
-      const silence = ctx.createConstantSource();
-      silence.offset.value = 0;
-      silence.connect(mic.destination);
-      silence.start();
-    }
-    return mic;
-  };
-  window.__say = async (b64) => {
-    const {ctx, destination} = open();
-    await ctx.resume();
-    const bytes = Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
-    const source = ctx.createBufferSource();
-    source.buffer = await ctx.decodeAudioData(bytes.buffer);
-    source.connect(destination);
-    await new Promise((done) => { source.onended = done; source.start(); });
-    return source.buffer.duration;
-  };
-  MediaDevices.prototype.getUserMedia = async function (constraints) {
-    if (constraints && constraints.video) throw new DOMException("no camera here", "NotFoundError");
-    const {ctx, destination} = open();
-    await ctx.resume();
-    return new MediaStream(destination.stream.getAudioTracks().map((track) => track.clone()));
-  };
-})();
-"""
 READ_CARD = "clarifying-question"
 READ_LINE = "If I understand correctly, the goal is lower latency for the chat model by the end of the month."
 
