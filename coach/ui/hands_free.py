@@ -37,10 +37,15 @@ def _live_possible() -> bool:
     return Runtime.exists() and hasattr(Runtime.instance(), "_session_mgr")  # not under AppTest
 
 
+def _key(view: PracticeView) -> str:
+    """The session's current call (a new one after each time a call is left)."""
+    talk = state.page().talk
+    return f"talk-{view.id}-{talk.attempts.get(view.id, 0)}"
+
+
 def running(view: PracticeView) -> bool:
     """Whether a hands-free call of this session is going on (the page then draws no answer box)."""
-    talk = state.page().talk
-    entry = talk.live.get(f"talk-{view.id}-{talk.attempts.get(view.id, 0)}")
+    entry = state.page().talk.live.get(_key(view))
     live = entry["call"].live if entry is not None else None
     return live is not None and not live.now().over
 
@@ -52,7 +57,7 @@ def control(coach: Coach, view: PracticeView, korean: bool):
     if not _live_possible() or view.pending is None:
         return None
     talk = state.page().talk
-    key = f"talk-{view.id}-{talk.attempts.get(view.id, 0)}"
+    key = _key(view)
     entry = talk.live.get(key)
     with st.container(border=True, key="hands-free"):
         st.markdown("**🎧 Or talk hands-free**" + (" · 버튼 없이 대화하기" if korean else ""))
