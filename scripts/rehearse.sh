@@ -65,7 +65,9 @@ case "$MODE" in
     "$VENV/bin/ruff" check .
     "$VENV/bin/lint-imports"  # the layers: pyproject.toml [tool.importlinter]
     "$VENV/bin/mypy"  # coach/ and scoring/: pyproject.toml [tool.mypy]
-    exec "$VENV/bin/python" -m pytest "$@"
+    # two workers (COACH_TEST_WORKERS=0 for one process): the browser tests in one, one at a time,
+    # the rest beside them; measured in README.md
+    exec "$VENV/bin/python" -m pytest -n "${COACH_TEST_WORKERS:-2}" --dist loadgroup "$@"
     ;;
   *)
     echo "usage: bash scripts/rehearse.sh app|test [extra args]" >&2

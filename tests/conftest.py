@@ -21,6 +21,10 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if any(item.get_closest_marker(mark) for mark in SLOW_MARKS):
             item.add_marker(pytest.mark.slow)
+        if item.get_closest_marker("e2e"):
+            # with workers (`-n 2 --dist loadgroup`, scripts/rehearse.sh test) the browser tests run one
+            # at a time in one worker: they wait on real-time audio, so the rest runs beside them
+            item.add_marker(pytest.mark.xdist_group("browser"))
 
 
 @pytest.fixture(autouse=True)

@@ -11,6 +11,7 @@ and test_practice_layout had practised the same card; first, on a fresh server, 
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import math
 import os
@@ -143,3 +144,71 @@ def wait_until_recorded(scope, seconds: float, timeout_ms: int = 120_000) -> Non
         arg=[code.element_handle(), math.ceil(seconds)],
         timeout=timeout_ms,
     )
+
+
+# Every frame's microphone: an AudioContext's MediaStreamDestination (silence while nothing
+# plays); `__say(b64)` decodes a WAV and plays it into it, resolving once it has been played
+# (`__sayStarted`: when it started, in performance.now() ms, for benchmarks/conversation_browser.py).
+# Each getUserMedia gets clones of its track: a recorder stops its stream's tracks when it stops,
+# and the next recording (the Read aloud test's second reading) must still hear the destination.
+MICROPHONE = """
+(() => {
+  if (!window.MediaDevices || !window.AudioContext) return;
+  let mic = null;
+  const open = () => {
+    if (mic === null) {
+      const ctx = new AudioContext();
+      mic = {ctx, destination: ctx.createMediaStreamDestination()};
+      // silence, always playing: a destination with nothing playing into it sends no audio
+      const silence = ctx.createConstantSource();
+      silence.offset.value = 0;
+      silence.connect(mic.destination);
+      silence.start();
+    }
+    return mic;
+  };
+  window.__say = async (b64) => {
+    const {ctx, destination} = open();
+    await ctx.resume();
+    const bytes = Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
+    const source = ctx.createBufferSource();
+    source.buffer = await ctx.decodeAudioData(bytes.buffer);
+    source.connect(destination);
+    // when the clip starts playing, in performance.now() ms (the benchmarks time from it)
+    await new Promise((done) => { source.onended = done; window.__sayStarted = performance.now(); source.start(); });
+    return source.buffer.duration;
+  };
+  MediaDevices.prototype.getUserMedia = async function (constraints) {
+    if (constraints && constraints.video) throw new DOMException("no camera here", "NotFoundError");
+    const {ctx, destination} = open();
+    await ctx.resume();
+    window.__micOpened = (window.__micOpened || 0) + 1;
+    return new MediaStream(destination.stream.getAudioTracks().map((track) => track.clone()));
+  };
+})();
+"""
+
+
+def spoken_clip(text: str, folder: Path, name: str) -> str:
+    """`text` said by espeak-ng, as a base64 WAV for `__say`."""
+    out = folder / f"{name}.wav"
+    subprocess.run(["espeak-ng", "-v", "en-us", "-s", "160", "-w", str(out), text], check=True)
+    return base64.b64encode(out.read_bytes()).decode("ascii")
+
+
+# The page drawn to its end: its last text is "End session", or the hands-free box after it (for a
+# `wait_for_function` that reads `document.body.innerText` once a rerun has streamed in whole).
+PAGE_DRAWN_JS = r"""(text) => {
+    const end = text.lastIndexOf("End session");
+    return end >= 0 && !text.slice(end + 11).replace(/🎧 Or talk hands-free[\s\S]*/u, "").trim();
+}"""
+
+
+def send_answer(page) -> None:
+    """Click "Send answer" once one is on the page: while Streamlit redraws after a rerun, the
+    stale button can stand beside the new one for a moment (two matches: a strict-mode error)."""
+    from playwright.sync_api import expect
+
+    send = page.get_by_role("button", name="Send answer")
+    expect(send).to_have_count(1)
+    send.click()

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.conftest import CHROMIUM, launch_local, served_app
+from tests.e2e.conftest import CHROMIUM, launch_local, send_answer, served_app
 
 pytestmark = pytest.mark.e2e
 
@@ -82,7 +82,7 @@ def test_an_answer_typed_right_after_send_is_kept_and_sent(slow_app_url, hand_ov
         box.fill(FIRST)
         box.press("Tab")
         page.wait_for_timeout(1_000)
-        page.get_by_role("button", name="Send answer").click()
+        send_answer(page)
         # at once, while the first answer is being scored (seconds): the learner types on
         box.click()
         page.keyboard.press("End")

@@ -5,7 +5,7 @@ heard in the page, talking over it stops it (barge-in), and after "Leave" the pa
 answer stored and scored as a turn. Waits on the page's own state (a container keyed
 `talk-state-<state>-<answers>--<n>`) and on the sound the page receives; no fixed sleeps.
 
-The microphone is the live meeting test's (`MICROPHONE`); `HEARING` measures the audio the page
+The microphone is tests/e2e/conftest.py's `MICROPHONE`; `HEARING` measures the audio the page
 receives on the call: every 20 ms, whether its level is above a whisper (`window.__loud`, times
 in `performance.now()` milliseconds)."""
 
@@ -16,8 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.conftest import CHROMIUM, launch_local, local_only
-from tests.e2e.test_live_meeting import MICROPHONE, _spoken
+from tests.e2e.conftest import CHROMIUM, MICROPHONE, launch_local, local_only, spoken_clip
 
 pytestmark = pytest.mark.e2e
 
@@ -65,7 +64,7 @@ def test_a_hands_free_answer_is_scored_and_the_persona_answers_by_itself(app_url
     if not shutil.which("espeak-ng"):
         pytest.fail("espeak-ng is missing; scripts/rehearse.sh test installs it")
     assert Path(CHROMIUM).exists(), "Debian chromium is missing; scripts/rehearse.sh test installs it"
-    answer, talk_over = _spoken(ANSWER, tmp_path, "answer"), _spoken(TALK_OVER, tmp_path, "talk-over")
+    answer, talk_over = spoken_clip(ANSWER, tmp_path, "answer"), spoken_clip(TALK_OVER, tmp_path, "talk-over")
     flags = ["--use-fake-ui-for-media-stream", "--allow-loopback-in-peer-connection",
              "--autoplay-policy=no-user-gesture-required", "--disable-background-networking",
              "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic",
@@ -80,11 +79,12 @@ def test_a_hands_free_answer_is_scored_and_the_persona_answers_by_itself(app_url
         page.set_default_timeout(120_000)
         page.goto(f"{app_url}/practice?card=status-update")
         page.get_by_role("button", name="Start").click()
-        page.get_by_role("button", name="Open a hands-free call").click()  # no call on the page before
-        call = page.locator('.st-key-hands-free iframe[title*="webrtc"]').first
+        line_player = page.locator('.st-key-newest-exchange [data-testid="stAudio"]')
+        expect(line_player.first).to_be_attached()  # the question's player (autoplay) before the call
+        page.get_by_role("button", name="Talk hands-free").click()  # the one click: no call on the page before
+        expect(line_player).to_have_count(0)  # the call says the question: it is heard once, not twice
+        call = page.locator('[class*="st-key-talk-"] iframe[title*="webrtc"]').first
         call.wait_for()
-        page.frame_locator('.st-key-hands-free iframe[title*="webrtc"]').first.get_by_role(
-            "button", name="Talk hands-free").click()
         frame = call.element_handle().content_frame()
         # the persona's opening line is heard, then it is the learner's turn
         frame.wait_for_function("() => window.__loud && window.__loud.length > 10", timeout=120_000)
@@ -98,8 +98,7 @@ def test_a_hands_free_answer_is_scored_and_the_persona_answers_by_itself(app_url
         # talking over the persona stops it: the page marks its line and listens
         frame.evaluate("b64 => window.__say(b64)", talk_over)
         expect(page.get_by_text("(you talked over)").first).to_be_attached(timeout=60_000)
-        page.frame_locator('.st-key-hands-free iframe[title*="webrtc"]').first.get_by_role(
-            "button", name="Leave the conversation").click()
+        page.get_by_role("button", name="Leave the conversation").click()
         # the usual page: the hands-free answer with its scorecard, and the answer box again
         expect(page.get_by_text("Full scorecard and tips").first).to_be_visible(timeout=120_000)
         expect(page.get_by_role("button", name="Send answer")).to_be_visible()

@@ -13,67 +13,15 @@ a word of each line (scoring is tested in tests/test_meeting*.py)."""
 
 from __future__ import annotations
 
-import base64
 import re
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
 
-from tests.e2e.conftest import CHROMIUM, launch_local, local_only
+from tests.e2e.conftest import CHROMIUM, MICROPHONE, launch_local, local_only, spoken_clip
 
 pytestmark = pytest.mark.e2e
-
-# Every frame's microphone: an AudioContext's MediaStreamDestination (silence while nothing
-# plays); `__say(b64)` decodes a WAV and plays it into it, resolving once it has been played
-# (`__sayStarted`: when it started, in performance.now() ms, for benchmarks/conversation_browser.py).
-# Each getUserMedia gets clones of its track: a recorder stops its stream's tracks when it stops,
-# and the next recording (the Read aloud test's second reading) must still hear the destination.
-MICROPHONE = """
-(() => {
-  if (!window.MediaDevices || !window.AudioContext) return;
-  let mic = null;
-  const open = () => {
-    if (mic === null) {
-      const ctx = new AudioContext();
-      mic = {ctx, destination: ctx.createMediaStreamDestination()};
-      // silence, always playing: a destination with nothing playing into it sends no audio
-      const silence = ctx.createConstantSource();
-      silence.offset.value = 0;
-      silence.connect(mic.destination);
-      silence.start();
-    }
-    return mic;
-  };
-  window.__say = async (b64) => {
-    const {ctx, destination} = open();
-    await ctx.resume();
-    const bytes = Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
-    const source = ctx.createBufferSource();
-    source.buffer = await ctx.decodeAudioData(bytes.buffer);
-    source.connect(destination);
-    // when the clip starts playing, in performance.now() ms (the benchmarks time from it)
-    await new Promise((done) => { source.onended = done; window.__sayStarted = performance.now(); source.start(); });
-    return source.buffer.duration;
-  };
-  MediaDevices.prototype.getUserMedia = async function (constraints) {
-    if (constraints && constraints.video) throw new DOMException("no camera here", "NotFoundError");
-    const {ctx, destination} = open();
-    await ctx.resume();
-    window.__micOpened = (window.__micOpened || 0) + 1;
-    return new MediaStream(destination.stream.getAudioTracks().map((track) => track.clone()));
-  };
-})();
-"""
-
-
-def _spoken(text: str, folder: Path, name: str) -> str:
-    """`text` said by espeak-ng, as a base64 WAV for `__say`."""
-    out = folder / f"{name}.wav"
-    subprocess.run(["espeak-ng", "-v", "en-us", "-s", "160", "-w", str(out), text], check=True)
-    return base64.b64encode(out.read_bytes()).decode("ascii")
-
 
 def _cue(page, moment_id: str):
     """The page's cue that `moment_id` is open and waits for the learner to speak."""
@@ -88,7 +36,7 @@ def test_a_scene_played_hands_free_shows_each_moment_result(app_url, library, tm
         pytest.fail("espeak-ng is missing; scripts/rehearse.sh test installs it")
     assert Path(CHROMIUM).exists(), "Debian chromium is missing; scripts/rehearse.sh test installs it"
     scene = library.scenes[scene_id]
-    said = {m.id: _spoken(m.expected, tmp_path, m.id) for m in scene.moments}
+    said = {m.id: spoken_clip(m.expected, tmp_path, m.id) for m in scene.moments}
     flags = [
         "--use-fake-ui-for-media-stream", "--allow-loopback-in-peer-connection",
         "--autoplay-policy=no-user-gesture-required",

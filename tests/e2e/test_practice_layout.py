@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.conftest import CHROMIUM, launch_local
+from tests.e2e.conftest import CHROMIUM, launch_local, send_answer
 
 pytestmark = pytest.mark.e2e
 
@@ -74,7 +74,7 @@ def _send(page, text: str) -> None:
     box.fill(text)
     box.press("Tab")
     _settled(page)
-    page.get_by_role("button", name="Send answer").click()
+    send_answer(page)
     _settled(page)
 
 

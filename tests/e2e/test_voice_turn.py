@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.conftest import CHROMIUM, launch_local, wait_until_recorded, wav_seconds
+from tests.e2e.conftest import CHROMIUM, PAGE_DRAWN_JS, launch_local, wait_until_recorded, wav_seconds
 from tests.e2e.conftest import free_port as _free_port  # noqa: F401 - for modules that import it from here
 
 pytestmark = pytest.mark.e2e
@@ -66,13 +66,11 @@ def test_one_piece_recording_is_transcribed_scored_and_followed_up(app_url, spok
         # and its buttons under the follow-up; the transcript correction sits under the answer)
         # are on the page before reading it
         page.wait_for_function(
-            r"""(questions) => {
+            f"""(questions) => {{
                 const text = document.body.innerText;
-                const end = text.lastIndexOf("End session");  // the page drawn to its end (the hands-free box may follow)
                 return questions.some(q => text.includes(q)) && text.includes("so far")
-                    && text.includes("Correct the transcript and re-score") && end >= 0
-                    && !text.slice(end + 11).replace(/🎧 Or talk hands-free[\s\S]*/u, "").trim();
-            }""",
+                    && text.includes("Correct the transcript and re-score") && ({PAGE_DRAWN_JS})(text);
+            }}""",
             arg=follow_ups,
             timeout=120_000,
         )

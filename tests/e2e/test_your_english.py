@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.conftest import CHROMIUM, launch_local, wait_until_recorded, wav_seconds
+from tests.e2e.conftest import CHROMIUM, PAGE_DRAWN_JS, launch_local, send_answer, wait_until_recorded, wav_seconds
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
@@ -51,10 +51,8 @@ def _wait_for_feedback(page, *needles: str) -> str:
 
     try:
         page.wait_for_function(
-            r"""(needles) => { const text = document.body.innerText;
-                              const end = text.lastIndexOf("End session");  // the page drawn to its end (the hands-free box may follow)
-                              return needles.every(n => text.includes(n)) && end >= 0
-                                     && !text.slice(end + 11).replace(/🎧 Or talk hands-free[\s\S]*/u, "").trim(); }""",
+            f"""(needles) => {{ const text = document.body.innerText;
+                               return needles.every(n => text.includes(n)) && ({PAGE_DRAWN_JS})(text); }}""",
             arg=list(needles), timeout=120_000)
     except PlaywrightTimeout:
         pytest.fail(f"{needles} never all showed; the page said:\n{page.locator('body').inner_text()[-3000:]}")
@@ -93,7 +91,7 @@ def test_typed_errors_are_corrected_and_a_korean_answer_is_asked_again_in_englis
         said = page.locator('[data-testid="stChatMessage"]').get_by_text("Dr. Seo-yeon Han:")
         question = said.last.inner_text()  # openings vary by session
         page.get_by_label("Your answer").fill(KOREAN)
-        page.get_by_role("button", name="Send answer").click()
+        send_answer(page)
         body = _wait_for_feedback(page, "이 답변에 필요한 영어 문장 틀")
         assert "Korean" in body and "___ went from ___ to ___." in body, body[-1500:]
         assert "the question is asked again" in body, body[-1500:]
@@ -101,7 +99,7 @@ def test_typed_errors_are_corrected_and_a_korean_answer_is_asked_again_in_englis
         assert page.get_by_label("Your answer").input_value() == KOREAN, "the Korean answer stays in the box"
 
         page.get_by_label("Your answer").fill(TYPED)
-        page.get_by_role("button", name="Send answer").click()
+        send_answer(page)
         body = _wait_for_feedback(page, "Your English", "Said correctly")
         browser.close()
     english = body[body.index("Your English"):]
