@@ -43,9 +43,8 @@ sys.path.insert(0, str(ROOT))
 
 from benchmarks.conversation import SENTENCES, TALK_OVER, pct  # noqa: E402
 from benchmarks.live_browser import _server  # noqa: E402
-from tests.e2e.conftest import launch_local, local_only  # noqa: E402
+from tests.e2e.conftest import MICROPHONE, launch_local, local_only, spoken_clip  # noqa: E402
 from tests.e2e.test_hands_free import HEARING, _state  # noqa: E402
-from tests.e2e.test_live_meeting import MICROPHONE, _spoken  # noqa: E402
 from tests.speech_frames import onset  # noqa: E402
 
 FLAGS = ["--use-fake-ui-for-media-stream", "--allow-loopback-in-peer-connection",
@@ -81,7 +80,7 @@ class Clip:
 
     def __init__(self, text: str, folder: Path, name: str):
         self.text = text
-        self.b64 = _spoken(text, folder, name)
+        self.b64 = spoken_clip(text, folder, name)
         with wave.open(str(folder / f"{name}.wav")) as wav:
             rate = wav.getframerate()
             samples = np.frombuffer(wav.readframes(wav.getnframes()), dtype="<i2").astype(np.float32) / 32768
@@ -112,11 +111,9 @@ def run_once(browser, url: str, answer: Clip, talk_over: Clip) -> dict:
         page.set_default_timeout(TIMEOUT_MS)
         page.goto(f"{url}/practice?card=status-update")
         page.get_by_role("button", name="Start").click()
-        page.get_by_role("button", name="Open a hands-free call").click()
-        call = page.locator('.st-key-hands-free iframe[title*="webrtc"]').first
+        page.get_by_role("button", name="Talk hands-free").click()
+        call = page.locator('[class*="st-key-talk-"] iframe[title*="webrtc"]').first
         call.wait_for()
-        page.frame_locator('.st-key-hands-free iframe[title*="webrtc"]').first.get_by_role(
-            "button", name="Talk hands-free").click()
         frame = call.element_handle().content_frame()
         # the opening line heard, the learner's turn, and the received audio quiet again
         frame.wait_for_function("() => window.__loud && window.__loud.length > 10", timeout=TIMEOUT_MS)

@@ -322,7 +322,9 @@ def _word_probabilities(heard: object) -> list[float] | None:
 # --- a scene played live -------------------------------------------------------------------------
 
 SPEECH_RMS = 0.01  # a chunk of the microphone this loud (about -40 dBFS) is the learner speaking
-DECODE_AFTER_S = 0.4  # after a pause this long, what the learner said so far is decoded (turn_patience)
+# after a pause this long, what the learner said so far is decoded (turn_patience): by the time the
+# 0.8 s patience after a complete sentence is up, the decode (0.3-0.6 s on 2 cores) has come back
+DECODE_AFTER_S = 0.2
 RESUME_S = 0.3  # after the learner's turn the next persona line starts this soon after anyone stops
 END_TAIL_S = 1.0  # the scene is over this long after its last line ends
 ONSET_GAP_S = 0.3  # speech after a quiet stretch this long starts anew (for when a turn may start)

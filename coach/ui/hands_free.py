@@ -43,6 +43,11 @@ def _key(view: PracticeView) -> str:
     return f"talk-{view.id}-{talk.attempts.get(view.id, 0)}"
 
 
+def opened(view: PracticeView) -> bool:
+    """Whether a hands-free call of this session has been opened (connecting or running)."""
+    return _key(view) in state.page().talk.live
+
+
 def running(view: PracticeView) -> bool:
     """Whether a hands-free call of this session is going on (the page then draws no answer box)."""
     entry = state.page().talk.live.get(_key(view))
@@ -52,58 +57,74 @@ def running(view: PracticeView) -> bool:
 
 def control(coach: Coach, view: PracticeView, korean: bool):
     """The "Talk hands-free" button; the call's entry when it is running (then the page shows the
-    call, not the answer box), else None. The conversation is made when the call starts, not on
-    every view of the page (`Call`)."""
+    call, not the answer box), else None. One click opens the call: the WebRTC component is drawn
+    wanting to play, so it asks for the microphone and connects by itself; "Leave the conversation"
+    is a page button. The conversation is made when the call connects (`Call`)."""
     if not _live_possible() or view.pending is None:
         return None
     talk = state.page().talk
     key = _key(view)
     entry = talk.live.get(key)
+    name = escape_md(view.persona.name)
     with st.container(border=True, key="hands-free"):
-        st.markdown("**🎧 Or talk hands-free**" + (" · 버튼 없이 대화하기" if korean else ""))
-        st.caption(f"One click starts a call with {escape_md(view.persona.name)}: just talk, and pause when you "
-                   "are done; the answers are scored as usual. Headphones help."
-                   + (" 한 번 누르면 통화가 시작됩니다. 말하고 멈추면 상대가 이어서 말합니다." if korean else ""))
-        if entry is None:
+        if entry is not None:
+            st.markdown(f"**🎧 On a call with {name}**" + (" · 통화 중" if korean else ""))
+            st.caption("Just talk, and pause when you are done: your turn ends by itself and each answer is scored "
+                       "as usual. Leave the conversation to type or record again."
+                       + (" 말하고 멈추면 차례가 끝나고, 답변은 평소처럼 채점됩니다. 나가면 다시 입력하거나 녹음할 수 "
+                          "있습니다." if korean else ""))
+        else:
+            st.markdown("**🎧 Or talk hands-free**" + (" · 버튼 없이 대화하기" if korean else ""))
+            st.caption(f"One click starts a call with {name}: just talk, and pause when you are done; the answers "
+                       "are scored as usual. Headphones help."
+                       + (" 한 번 누르면 통화가 시작됩니다. 말하고 멈추면 상대가 이어서 말합니다." if korean else ""))
             # no WebRTC component on the page until asked: a page where nobody talks hands-free
             # neither shows an empty player nor reruns when a component reports its state
-            if not st.button("Open a hands-free call", key=f"open-{key}"):
+            if not st.button("Talk hands-free", key=f"open-{key}", icon="🎧"):
                 return None
-            call = Call()
-            entry = talk.live[key] = {"call": call, "bridge": call.bridge()}
-        call = entry["call"]
-        from streamlit_webrtc import WebRtcMode, webrtc_streamer
+            opening = Call()
+            entry = talk.live[key] = {"call": opening, "bridge": opening.bridge()}
+    call: Call = entry["call"]
+    # the call's component is drawn on the page itself, not in the box above: a keyed element there
+    # keeps its place when the answer box above it goes away as the call starts; inside a container
+    # it would be drawn anew (and connect a second time)
+    from streamlit_webrtc import WebRtcMode, webrtc_streamer
 
-        ctx = webrtc_streamer(
-            key=key, mode=WebRtcMode.SENDRECV, audio_frame_callback=entry["bridge"],
-            media_stream_constraints={"audio": {"echoCancellation": True, "noiseSuppression": True,
-                                                "autoGainControl": True}, "video": False},
-            rtc_configuration={"iceServers": []},  # local: no STUN/TURN server is reached
-            translations={"start": "Talk hands-free", "stop": "Leave the conversation"},
-        )
-        if ctx.state.playing and call.live is None:
-            try:
-                with st.spinner(f"Calling {escape_md(view.persona.name)} …"):
-                    voice.ensure_model(coach)
-                    call.live = coach.talk_hands_free(view.id, coach.speech_model())
-            except CoachError as exc:
-                st.caption(f"Hands-free talk is not available here: {escape_md(str(exc))}")
-                return None
-            st.rerun()  # drawn again as a call: without the answer box (`running`)
+    ctx = webrtc_streamer(
+        key=key, mode=WebRtcMode.SENDRECV, audio_frame_callback=entry["bridge"],
+        desired_playing_state=True,  # connects at once: the click above was the one click
+        media_stream_constraints={"audio": {"echoCancellation": True, "noiseSuppression": True,
+                                            "autoGainControl": True}, "video": False},
+        rtc_configuration={"iceServers": []},  # local: no STUN/TURN server is reached
+    )
+    if st.button("Leave the conversation", key=f"leave-{key}", icon="📴"):
+        _leave(view.id, key, call.live)
+    if ctx.state.playing and call.live is None:
+        try:
+            with st.spinner(f"Calling {name} …"):
+                voice.ensure_model(coach)
+                call.live = coach.talk_hands_free(view.id, coach.speech_model())
+        except CoachError as exc:
+            st.caption(f"Hands-free talk is not available here: {escape_md(str(exc))}")
+            return None
+        st.rerun()  # drawn again as a call: without the answer box (`running`)
     live = call.live
     if live is None:
         return None
     if ctx.state.playing and not live.now().over:
         return entry
-    if live.now().started:  # the call was left (or the session ended in it): the turns as usual
+    if live.now().started:  # the call was cut (or the session ended in it): the turns as usual
         _leave(view.id, key, live)
     return None
 
 
-def _leave(session_id: str, key: str, live: LiveConversation) -> None:
+def _leave(session_id: str, key: str, live: LiveConversation | None) -> None:
+    """The call is over: the turns answered in it are stored; the page draws the answer box again,
+    and the next call gets a new key (its component is a new one)."""
     talk = state.page().talk
-    with st.spinner("Saving your last answer …"):
-        live.close()  # waits for an answer being scored
+    if live is not None:
+        with st.spinner("Saving your last answer …"):
+            live.close()  # waits for an answer being scored
     talk.live.pop(key, None)
     talk.attempts[session_id] = talk.attempts.get(session_id, 0) + 1
     state.page().scroll = True

@@ -28,10 +28,12 @@ def _audio(coach: Coach, text: str, persona: Persona, rate: int, autoplay: bool 
 
 
 def persona_line(coach: Coach, text: str, persona: Persona, *, current: bool, korean_text: str | None, key: str,
-                 literal: bool = False) -> None:
+                 literal: bool = False, in_call: bool = False) -> None:
     """One line of the persona, with its player; the current line plays by itself when asked.
-    `literal`: the line quotes the learner's own text (a personal card), shown as typed."""
-    voice_on = state.audio_on()
+    `literal`: the line quotes the learner's own text (a personal card), shown as typed. `in_call`:
+    a hands-free call is open and says the line itself, so the page has no player for it (removing
+    the player also stops a line still playing when the call was opened: it is heard once)."""
+    voice_on = state.audio_on() and not in_call
     hide = current and voice_on and state.hide_text()
     if hide:
         # the page cannot know when the audio ends, so it never says "is speaking"
