@@ -1,7 +1,7 @@
 """Lines said in video-call and meeting moments, judged as two readers heard them: agreement of
 the scorer's `polite` (the cards' politeness detector) and "fits the moment" with the readers.
 
-    .venv/bin/python benchmarks/moments.py [--split dev|dev2|dev3|test|test3|test4] [--errors]
+    .venv/bin/python benchmarks/moments.py [--split dev|dev2|…|dev13|test|test3|test4|test10] [--errors]
 
 Data: tests/corpus/moments/moments.{dev,test}.jsonl, 300 lines written for the project by a writer
 who saw only the moments and the definitions, labelled by that writer and a second reader
@@ -10,7 +10,11 @@ independently (`polite`, `fits`: [reader A, reader B]), split once by a salted h
 development data (its errors were read while tuning); `dev3`/`test3`: 320 lines from a third
 writer and reader (moments3.*.jsonl), written after the second test figure, split by a salted hash;
 `test4`: 322 lines from a fourth writer and reader (moments4.test.jsonl), all of it held out, written
-when the first two test halves were read and became development data (2026-12-05).
+when the first two test halves were read and became development data (2026-12-05); `dev5`: 350
+lines from a fifth writer and reader (moments5.dev.jsonl), all of it development data, written to
+learn from without reading `test4`; `dev6` … `dev9`, `dev11` … `dev13`: more writers' lines, development data;
+`test10`: a tenth writer's 300 lines, all of it held out (written when `test4` had been scored
+eight times).
 Only the
 lines both readers agree on are scored. "Fits the moment" is the video-call card's `appropriate`
 for its five moments; for the clarifying moment it is `checks_understanding` or
@@ -34,7 +38,11 @@ from coach.library import load_library  # noqa: E402
 
 MOMENTS = REPO / "tests" / "corpus" / "moments"
 SPLITS = {"dev": "moments.dev.jsonl", "test": "moments.test.jsonl", "dev2": "moments2.dev.jsonl",
-          "dev3": "moments3.dev.jsonl", "test3": "moments3.test.jsonl", "test4": "moments4.test.jsonl"}
+          "dev3": "moments3.dev.jsonl", "test3": "moments3.test.jsonl", "test4": "moments4.test.jsonl",
+          "dev5": "moments5.dev.jsonl", "dev6": "moments6.dev.jsonl",
+          "dev7": "moments7.dev.jsonl", "dev8": "moments8.dev.jsonl", "dev9": "moments9.dev.jsonl",
+          "dev11": "moments11.dev.jsonl", "dev12": "moments12.dev.jsonl", "dev13": "moments13.dev.jsonl",
+          "test10": "moments10.test.jsonl"}
 VIDEO_CALL = ("check-connection", "ask-repeat", "take-floor", "yield-floor", "share-screen")
 
 

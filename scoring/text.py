@@ -57,14 +57,37 @@ class Span:
     numeric: str  # the same text with spoken numbers written as digits (for number patterns)
 
 
-def _spans(text: str, start: int, end: int, splitter) -> list[tuple[int, int]]:
+def _spans(text: str, start: int, end: int, splitter, cut=lambda text, match: True) -> list[tuple[int, int]]:
     out, cursor = [], start
     for match in splitter.finditer(text, start, end):
+        if not cut(text, match):
+            continue
         group = next(g for g in range(1, splitter.groups + 1) if match.start(g) >= 0)
         out.append((cursor, match.start(group)))
         cursor = match.end(group)
     out.append((cursor, end))
     return [(s, e) for s, e in (_strip(text, s, e) for s, e in out) if e > s]
+
+
+# A period that ends an abbreviation, not a sentence: always ("e.g. the cache"), or before a
+# lower-case word ("at 9 a.m. we met", "logs, traces etc. were lost")
+_NEVER_ENDS = frozenset({"e.g", "i.e", "vs", "cf", "approx", "mr", "mrs", "ms", "dr"})
+_ENDS_BEFORE_CAPITAL = frozenset({"etc", "a.m", "p.m", "incl", "esp"})
+
+
+def _ends_sentence(text: str, match) -> bool:
+    if text[match.start()] != ".":
+        return True
+    before = text[max(0, match.start() - 8) : match.start()].split()
+    word = before[-1].lstrip("(\"'“‘").lower() if before else ""
+    following = text[match.end() : match.end() + 1]
+    return word not in _NEVER_ENDS and not (word in _ENDS_BEFORE_CAPITAL and following.islower())
+
+
+def sentence_bounds(text: str) -> list[tuple[int, int]]:
+    """The answer's sentences as (start, end) offsets: the one segmentation that the phrase lists,
+    the evidence and the parse (scoring.grammar sets these as spaCy's sentence starts) all use."""
+    return _spans(text, 0, len(text), _SENTENCE_END, _ends_sentence)
 
 
 def _strip(text: str, start: int, end: int) -> tuple[int, int]:
@@ -107,7 +130,7 @@ class Answer:
 
     @cached_property
     def sentences(self) -> list[Span]:
-        return [self._make(s, e) for s, e in _spans(self.text, 0, len(self.text), _SENTENCE_END)]
+        return [self._make(s, e) for s, e in sentence_bounds(self.text)]
 
     @cached_property
     def clauses(self) -> list[tuple[Span, Span]]:

@@ -210,3 +210,20 @@ def test_the_story_says_who_did_what_and_a_target_noun_is_not_a_plan(text, crite
 
     card = default_library().card("gpu-cluster-optimization")
     assert scoring.score(card, None, text).criteria[criterion].met is met
+
+
+@pytest.mark.parametrize("text, sentences", [
+    ("Done: wired the cache\nNext: we index the logs", 2),  # one parsed sentence before: two list lines
+    ("We use FSDP, e.g. for the 70B model. It works well.", 2),  # "e.g." ends no sentence
+    ("At 9 a.m. we met the vendor. Then Mia fixed it.", 2),
+    ("Yesterday I fixed the build; today I review the PR.", 2),
+])
+def test_the_parse_reads_the_same_sentences_as_the_phrase_lists(text, sentences):
+    """One segmentation: the parser is given the Answer's sentences (scoring.text.sentence_bounds),
+    so every clause sits in exactly one of them and evidence never straddles two."""
+    answer = Answer(text)
+    spans = [(s.start, s.end) for s in answer.sentences]
+    assert len(spans) == sentences
+    clauses = read(text)
+    assert clauses and {c.sentence for c in clauses} <= set(spans)
+    assert {c.sentence for c in clauses} == set(spans)  # each sentence here has a predicate

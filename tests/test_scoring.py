@@ -119,6 +119,17 @@ def test_trivial_answers_score_nothing(library, text):
             assert not any(r.met for r in result.criteria.values()), (card.id, turn.id)
 
 
+def test_one_word_is_a_whole_move_only_in_a_meeting_moment(library):
+    """"Sorry?" asks for a repeat and "Sharing." shares (two readers called both polite and
+    fitting); an interview answer of one word still says nothing, and "Go." is still a bare command."""
+    video_call = library.card("video-call-essentials")
+    assert met(video_call, "Sorry?", "ask-repeat") >= {"appropriate", "polite"}
+    assert met(video_call, "Sharing.", "share-screen") >= {"appropriate", "polite"}
+    assert not met(video_call, "Go.", "yield-floor")
+    interview = library.card("gpu-cluster-optimization")
+    assert not any(r.met for r in scoring.score(interview, interview.turns[0].id, "Profiling.").criteria.values())
+
+
 @pytest.mark.slow
 def test_evidence_is_always_verbatim(library):
     texts = [a.text for c in library.cards.values() for a in c.model_answers]

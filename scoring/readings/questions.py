@@ -41,6 +41,7 @@ def pointed_question(c: Clause) -> bool:
         "I understand.",
         "Could you say what it includes?",
         "Which one do you mean?",
+        "So, um, what exactly is the plan?",
     ),
 )
 def restates_meaning(c: Clause) -> bool:
@@ -51,7 +52,7 @@ def restates_meaning(c: Clause) -> bool:
             return False  # "Could you say what … includes?", "Which one do you mean?": a question, not a restatement
         return c.question or "if" in c.introduces or c.governor in words("restate_governors")
     if c.question and c.verb == "be" and c.words & words("proposal_nouns"):
-        return True
+        return not c.words & words("wh_words")  # "What exactly is the plan?" asks, it restates nothing
     if c.subject == "speaker" and c.verb in words("understand_verbs"):
         return c.question or bool(c.words & words("understand_markers")) or c.governor == "make"
     return c.question and c.subject == "speaker" and "right" in c.words
