@@ -1,8 +1,8 @@
 """"Did you mean …?" with acoustic support (coach.hints): how many misheard card terms get the
 right hint, how many false hints a correctly transcribed answer gets, and the time per hint.
 
-    .venv/bin/python benchmarks/hints.py transcribe --split dev|test [--cache DIR]
-    .venv/bin/python benchmarks/hints.py score --split dev|test [--cache DIR] [--grid]
+    .venv/bin/python benchmarks/hints.py transcribe --split dev|test|dev2 [--cache DIR]
+    .venv/bin/python benchmarks/hints.py score --split dev|test|dev2|dev+dev2 [--cache DIR] [--grid]
     .venv/bin/python benchmarks/hints.py latency        # a 60 s answer: what the hints add after Stop
 
 Data: tests/corpus/hints/lines.jsonl (75 card-like lines written for the project, each with one
@@ -42,6 +42,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 LINES = ROOT / "tests" / "corpus" / "hints" / "lines.jsonl"
+# a second writer's lines (tests/corpus/hints/README.md), all of them development data
+LINES2 = ROOT / "tests" / "corpus" / "hints" / "lines2.jsonl"
+SPLITS = ("dev", "test", "dev2", "dev+dev2")
 SALT = "rehearse-hints-split-2026-12"  # fixed before any result was seen; never change it
 CONDITIONS = (("en-us", 140), ("en-us", 175), ("en-gb", 140), ("en-gb", 175))
 DEFAULT_CACHE = Path(tempfile.gettempdir()) / "rehearse-hints-bench"
@@ -51,9 +54,18 @@ def half(line_id: str) -> str:
     return "dev" if hashlib.sha256(f"{SALT}:{line_id}".encode()).digest()[0] % 2 == 0 else "test"
 
 
+def _read(path: Path) -> list[dict]:
+    return [json.loads(x) for x in path.read_text(encoding="utf-8").splitlines() if x.strip()]
+
+
 def load_lines(split: str | None = None) -> list[dict]:
-    lines = [json.loads(x) for x in LINES.read_text(encoding="utf-8").splitlines() if x.strip()]
-    return [line for line in lines if split in (None, "both", half(line["id"]))]
+    """The lines of a split: `dev`/`test` the halves of lines.jsonl, `dev2` lines2.jsonl,
+    `dev+dev2` both development sets."""
+    if split == "dev2":
+        return _read(LINES2)
+    if split == "dev+dev2":
+        return load_lines("dev") + _read(LINES2)
+    return [line for line in _read(LINES) if split in (None, "both", half(line["id"]))]
 
 
 def said_text(line: dict, variant: str) -> str:
@@ -325,7 +337,7 @@ def latency(cache: Path, repeat: int = 5) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("phase", choices=("transcribe", "score", "latency"))
-    parser.add_argument("--split", choices=("dev", "test"), default="dev")
+    parser.add_argument("--split", choices=SPLITS, default="dev")
     parser.add_argument("--cache", type=Path, default=DEFAULT_CACHE)
     parser.add_argument("--grid", action="store_true")
     parser.add_argument("--limit", type=int, default=0, help="the first N lines of the half only")
