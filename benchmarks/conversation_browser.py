@@ -10,8 +10,11 @@ fall quiet. The microphone and the ear are the browser test's (tests/e2e/test_ha
 `MICROPHONE` plays espeak-ng clips into the fake getUserMedia track (`__sayStarted`: when a clip
 started, in the page's performance.now() ms) and `HEARING` marks every 20 ms tick at which the
 audio received on the call is above a whisper (`__loud`, RMS over 0.01 in a 1024-sample window).
-Every time below is in page time, from the microphone to the analyser on the received track:
+(0) is wall time on the test's side; every other time below is in page time, from the microphone
+to the analyser on the received track:
 
+(0) The click on the call's "Talk hands-free" -> the call running on the page (its first
+    talk-state container attached: connected, the conversation made, the answer box gone).
 (1) The learner's last word -> the persona's first sound heard in the page, for a complete
     sentence (benchmarks/conversation.py's SENTENCES, a different one each run): from when the
     clip's last loud sample was played into the microphone to the first loud tick after it.
@@ -33,6 +36,7 @@ import argparse
 import statistics
 import sys
 import tempfile
+import time
 import wave
 from pathlib import Path
 
@@ -111,10 +115,15 @@ def run_once(browser, url: str, answer: Clip, talk_over: Clip) -> dict:
         page.set_default_timeout(TIMEOUT_MS)
         page.goto(f"{url}/practice?card=status-update")
         page.get_by_role("button", name="Start").click()
-        page.get_by_role("button", name="Talk hands-free").click()
         call = page.locator('[class*="st-key-talk-"] iframe[title*="webrtc"]').first
         call.wait_for()
         frame = call.element_handle().content_frame()
+        clicked = time.perf_counter()
+        page.frame_locator('[class*="st-key-talk-"] iframe[title*="webrtc"]').first.get_by_role(
+            "button", name="Talk hands-free").click()
+        # (0) the click -> the call running on the page (its first state shown, the answer box gone)
+        page.locator('[class*="st-key-talk-state-"]').first.wait_for(state="attached", timeout=TIMEOUT_MS)
+        result["open_ms"] = 1000 * (time.perf_counter() - clicked)
         # the opening line heard, the learner's turn, and the received audio quiet again
         frame.wait_for_function("() => window.__loud && window.__loud.length > 10", timeout=TIMEOUT_MS)
         expect(_state(page, "listening", 0)).to_be_attached(timeout=TIMEOUT_MS)
@@ -183,6 +192,7 @@ def main() -> None:
     args = parser.parse_args()
     from playwright.sync_api import sync_playwright
 
+    opens: list[float] = []
     replies: list[float] = []
     barges: list[float] = []
     shown: list[tuple[float, float]] = []  # (the reply shown on the page, then heard after that)
@@ -202,11 +212,14 @@ def main() -> None:
                         print(f"run {run}: failed: {type(exc).__name__}: {str(exc).splitlines()[0]}", flush=True)
                         continue
                     label = "warm-up" if run < 0 else f"run {run}"
-                    print(f"{label}: “{answer.text}” last word -> first sound {_s(got, 'reply_ms')} "
+                    print(f"{label}: opened in {_s(got, 'open_ms')}; “{answer.text}” last word -> first sound "
+                          f"{_s(got, 'reply_ms')} "
                           f"(shown: turn over {_s(got, 'thinking_ms')}, reply {_s(got, 'speaking_ms')}); "
                           f"“{talk_over.text}” onset -> silent {_s(got, 'barge_in_ms')}"
                           + (f" ({got['note']})" if "note" in got else ""), flush=True)
                     if run >= 0:
+                        if "open_ms" in got:
+                            opens.append(got["open_ms"])
                         if got.get("replied"):
                             replies.append(got["reply_ms"])
                             if got.get("speaking_ms") is not None:
@@ -220,6 +233,7 @@ def main() -> None:
     print()
     print("| in the page (chromium, WebRTC on 127.0.0.1) | n | median | p90 | max |")
     print("|---|---|---|---|---|")
+    print(_row("(0) the click on Talk hands-free -> the call running on the page", opens))
     print(_row("(1) last word -> the persona's first sound heard", replies))
     print(_row("(3) talk-over onset -> the persona silent", barges))
     if shown:

@@ -43,11 +43,6 @@ def _key(view: PracticeView) -> str:
     return f"talk-{view.id}-{talk.attempts.get(view.id, 0)}"
 
 
-def opened(view: PracticeView) -> bool:
-    """Whether a hands-free call of this session has been opened (connecting or running)."""
-    return _key(view) in state.page().talk.live
-
-
 def running(view: PracticeView) -> bool:
     """Whether a hands-free call of this session is going on (the page then draws no answer box)."""
     entry = state.page().talk.live.get(_key(view))
@@ -56,18 +51,22 @@ def running(view: PracticeView) -> bool:
 
 
 def control(coach: Coach, view: PracticeView, korean: bool):
-    """The "Talk hands-free" button; the call's entry when it is running (then the page shows the
-    call, not the answer box), else None. One click opens the call: the WebRTC component is drawn
-    wanting to play, so it asks for the microphone and connects by itself; "Leave the conversation"
-    is a page button. The conversation is made when the call connects (`Call`)."""
+    """The hands-free box and its call; the call's entry when it is running (then the page shows
+    the call, not the answer box), else None. One click opens the call: the call component's own
+    "Talk hands-free" button asks for the microphone and connects (the same button then says
+    "Leave the conversation"). The conversation is made when the call connects (`Call`)."""
     if not _live_possible() or view.pending is None:
         return None
     talk = state.page().talk
     key = _key(view)
     entry = talk.live.get(key)
+    if entry is None:  # nothing runs until the call connects: the callback exists, the conversation not yet
+        opening = Call()
+        entry = talk.live[key] = {"call": opening, "bridge": opening.bridge()}
+    call: Call = entry["call"]
     name = escape_md(view.persona.name)
-    with st.container(border=True, key="hands-free"):
-        if entry is not None:
+    with st.container(key="hands-free"):
+        if call.live is not None:
             st.markdown(f"**🎧 On a call with {name}**" + (" · 통화 중" if korean else ""))
             st.caption("Just talk, and pause when you are done: your turn ends by itself and each answer is scored "
                        "as usual. Leave the conversation to type or record again."
@@ -78,27 +77,22 @@ def control(coach: Coach, view: PracticeView, korean: bool):
             st.caption(f"One click starts a call with {name}: just talk, and pause when you are done; the answers "
                        "are scored as usual. Headphones help."
                        + (" 한 번 누르면 통화가 시작됩니다. 말하고 멈추면 상대가 이어서 말합니다." if korean else ""))
-            # no WebRTC component on the page until asked: a page where nobody talks hands-free
-            # neither shows an empty player nor reruns when a component reports its state
-            if not st.button("Talk hands-free", key=f"open-{key}", icon="🎧"):
-                return None
-            opening = Call()
-            entry = talk.live[key] = {"call": opening, "bridge": opening.bridge()}
-    call: Call = entry["call"]
     # the call's component is drawn on the page itself, not in the box above: a keyed element there
     # keeps its place when the answer box above it goes away as the call starts; inside a container
-    # it would be drawn anew (and connect a second time)
+    # it would be drawn anew (and the call cut). Started by its own button, not by
+    # `desired_playing_state`: wanted at once, streamlit-webrtc 0.79 starts a connection on each of
+    # its first renders and the server may answer the wrong one (the call then connects only after
+    # a 15 s ICE failure; benchmarks/README.md, "Opening a call")
     from streamlit_webrtc import WebRtcMode, webrtc_streamer
 
     ctx = webrtc_streamer(
         key=key, mode=WebRtcMode.SENDRECV, audio_frame_callback=entry["bridge"],
-        desired_playing_state=True,  # connects at once: the click above was the one click
         media_stream_constraints={"audio": {"echoCancellation": True, "noiseSuppression": True,
                                             "autoGainControl": True}, "video": False},
-        rtc_configuration={"iceServers": []},  # local: no STUN/TURN server is reached
+        **voice.local_only(),
+        audio_html_attrs={"autoPlay": True, "controls": False},  # the captions say who speaks
+        translations={"start": "Talk hands-free", "stop": "Leave the conversation"},
     )
-    if st.button("Leave the conversation", key=f"leave-{key}", icon="📴"):
-        _leave(view.id, key, call.live)
     if ctx.state.playing and call.live is None:
         try:
             with st.spinner(f"Calling {name} …"):
@@ -113,18 +107,17 @@ def control(coach: Coach, view: PracticeView, korean: bool):
         return None
     if ctx.state.playing and not live.now().over:
         return entry
-    if live.now().started:  # the call was cut (or the session ended in it): the turns as usual
+    if live.now().started:  # the call was left (or the session ended in it): the turns as usual
         _leave(view.id, key, live)
     return None
 
 
-def _leave(session_id: str, key: str, live: LiveConversation | None) -> None:
+def _leave(session_id: str, key: str, live: LiveConversation) -> None:
     """The call is over: the turns answered in it are stored; the page draws the answer box again,
     and the next call gets a new key (its component is a new one)."""
     talk = state.page().talk
-    if live is not None:
-        with st.spinner("Saving your last answer …"):
-            live.close()  # waits for an answer being scored
+    with st.spinner("Saving your last answer …"):
+        live.close()  # waits for an answer being scored
     talk.live.pop(key, None)
     talk.attempts[session_id] = talk.attempts.get(session_id, 0) + 1
     state.page().scroll = True
@@ -144,12 +137,20 @@ def captions_md(now: ConversationNow, persona: str) -> str:
     return "\n\n".join(rows)
 
 
+# at most this many elements of the page's run before the call (the answer box: the recorder, the
+# box, its buttons, a notice or an offer) are left after the call's own: each is replaced by an empty
+# element when the call starts, or it would stay on the page, faded, while the call's run goes on
+LEFT_BEHIND = 10
+
+
 def follow(view: PracticeView, entry: dict, korean: bool) -> None:
     """While the call runs: the captions and whose turn it is (a container keyed
     `talk-state-<state>-<answers>--<n>` for the browser tests), until it is left or over."""
     live: LiveConversation = entry["call"].live
     name = view.persona.name
     shown, tick = st.empty(), st.empty()
+    for _ in range(LEFT_BEHIND):
+        st.empty()
     last = None
     renders = 0
     while True:

@@ -41,6 +41,8 @@ def persona_line(coach: Coach, text: str, persona: Persona, *, current: bool, ko
     else:
         st.markdown(f"**{persona.name}:** {widgets.line(text, literal)}")
     played = voice_on and _audio(coach, text, persona, persona.voice.rate, autoplay=current and state.autoplay())
+    if in_call and state.audio_on():
+        st.empty()  # the player's place: what follows it is drawn where it was, none of it left behind (faded)
     if not current:
         return
     korean_text = korean_text if state.korean() else None

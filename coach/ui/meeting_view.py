@@ -18,7 +18,7 @@ import streamlit as st
 
 from coach.errors import CoachError
 from coach.practice import LEARNER, Coach, LiveMeeting, MeetingNow, MeetingResult, SceneView, escape_md
-from coach.ui import state
+from coach.ui import state, voice
 
 TICK_S = 0.1
 
@@ -146,7 +146,7 @@ def play_live(coach: Coach, scene: SceneView, korean: bool) -> bool:
     ctx = webrtc_streamer(
         key=key, mode=WebRtcMode.SENDRECV, audio_frame_callback=entry["bridge"],
         media_stream_constraints={"audio": True, "video": False},
-        rtc_configuration={"iceServers": []},  # local: no STUN/TURN server is reached
+        **voice.local_only(),
         translations={"start": "Join the meeting", "stop": "Leave the meeting"},
     )
     with head:

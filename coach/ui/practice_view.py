@@ -202,7 +202,7 @@ def _prompt(coach: Coach, view: PracticeView, turn: Turn) -> None:
             st.caption(f"Moment {number} of {len(card.turns)}: {card.turn_label(turn.turn_id, state.korean())}")
         listening.persona_line(coach, turn.prompt, view.persona, current=current, korean_text=hint,
                                key=f"line-{turn.id}", literal=card.personal,
-                               in_call=current and hands_free.opened(view))
+                               in_call=current and hands_free.running(view))
         if current and turn.kind == TurnKind.QUESTION and card.kind == "interview" and card.estimated_seconds:
             st.caption(f"Aim for about {card.estimated_seconds} seconds: one real project, in your own words.")
         if current and turn.kind == TurnKind.RETELL:

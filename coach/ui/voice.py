@@ -57,6 +57,13 @@ def _live_possible() -> bool:
     return Runtime.exists() and hasattr(Runtime.instance(), "_session_mgr")
 
 
+def local_only() -> dict:
+    """Every call component's ICE configuration: no STUN or TURN server, in the browser or on the
+    server (where streamlit-webrtc would otherwise ask Google's STUN server), so nothing leaves the
+    machine. New dicts each time: the component fills in a configuration it is given."""
+    return {"rtc_configuration": {"iceServers": []}, "server_rtc_configuration": {"iceServers": []}}
+
+
 def _streamer(key: str):
     from streamlit_webrtc import WebRtcMode, webrtc_streamer
 
@@ -65,7 +72,7 @@ def _streamer(key: str):
         mode=WebRtcMode.SENDONLY,
         audio_receiver_size=2048,  # about 40 s of 20 ms frames: nothing dropped during a rerun
         media_stream_constraints={"audio": True, "video": False},
-        rtc_configuration={"iceServers": []},  # local: no STUN/TURN server is reached
+        **local_only(),
         translations={"start": "Record your answer", "stop": "Stop and send"},
     )
 

@@ -7,7 +7,9 @@ answer stored and scored as a turn. Waits on the page's own state (a container k
 
 The microphone is tests/e2e/conftest.py's `MICROPHONE`; `HEARING` measures the audio the page
 receives on the call: every 20 ms, whether its level is above a whisper (`window.__loud`, times
-in `performance.now()` milliseconds)."""
+in `performance.now()` milliseconds), and how many connections the call's frame made
+(`window.__connections`: one per click; streamlit-webrtc 0.79 made several when told to start by
+itself, and the server could answer the wrong one)."""
 
 from __future__ import annotations
 
@@ -25,8 +27,10 @@ HEARING = """
   const Original = window.RTCPeerConnection;
   if (!Original) return;
   window.__loud = [];
+  window.__connections = 0;
   window.RTCPeerConnection = function (...args) {
     const pc = new Original(...args);
+    window.__connections += 1;
     pc.addEventListener("track", (event) => {
       if (event.track.kind !== "audio") return;
       const ctx = new AudioContext();
@@ -81,14 +85,16 @@ def test_a_hands_free_answer_is_scored_and_the_persona_answers_by_itself(app_url
         page.get_by_role("button", name="Start").click()
         line_player = page.locator('.st-key-newest-exchange [data-testid="stAudio"]')
         expect(line_player.first).to_be_attached()  # the question's player (autoplay) before the call
-        page.get_by_role("button", name="Talk hands-free").click()  # the one click: no call on the page before
-        expect(line_player).to_have_count(0)  # the call says the question: it is heard once, not twice
         call = page.locator('[class*="st-key-talk-"] iframe[title*="webrtc"]').first
         call.wait_for()
         frame = call.element_handle().content_frame()
+        controls = page.frame_locator('[class*="st-key-talk-"] iframe[title*="webrtc"]').first
+        controls.get_by_role("button", name="Talk hands-free").click()  # the one click
         # the persona's opening line is heard, then it is the learner's turn
         frame.wait_for_function("() => window.__loud && window.__loud.length > 10", timeout=120_000)
+        expect(line_player).to_have_count(0)  # the call says the question: it is heard once, not twice
         expect(_state(page, "listening", 0)).to_be_attached(timeout=120_000)
+        assert frame.evaluate("() => window.__connections") == 1
         assert frame.evaluate("b64 => window.__say(b64)", answer) > 3.0
         said_at = frame.evaluate("() => performance.now()")
         # no click: the turn ends, is scored, and the persona's next line is heard
@@ -98,7 +104,7 @@ def test_a_hands_free_answer_is_scored_and_the_persona_answers_by_itself(app_url
         # talking over the persona stops it: the page marks its line and listens
         frame.evaluate("b64 => window.__say(b64)", talk_over)
         expect(page.get_by_text("(you talked over)").first).to_be_attached(timeout=60_000)
-        page.get_by_role("button", name="Leave the conversation").click()
+        controls.get_by_role("button", name="Leave the conversation").click()
         # the usual page: the hands-free answer with its scorecard, and the answer box again
         expect(page.get_by_text("Full scorecard and tips").first).to_be_visible(timeout=120_000)
         expect(page.get_by_role("button", name="Send answer")).to_be_visible()
