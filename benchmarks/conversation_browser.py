@@ -48,7 +48,7 @@ sys.path.insert(0, str(ROOT))
 from benchmarks.conversation import SENTENCES, TALK_OVER, pct  # noqa: E402
 from benchmarks.live_browser import _server  # noqa: E402
 from tests.e2e.conftest import MICROPHONE, launch_local, local_only, spoken_clip  # noqa: E402
-from tests.e2e.test_hands_free import HEARING, _state  # noqa: E402
+from tests.e2e.test_hands_free import CALL, HEARING, _state  # noqa: E402
 from tests.speech_frames import onset  # noqa: E402
 
 FLAGS = ["--use-fake-ui-for-media-stream", "--allow-loopback-in-peer-connection",
@@ -115,12 +115,11 @@ def run_once(browser, url: str, answer: Clip, talk_over: Clip) -> dict:
         page.set_default_timeout(TIMEOUT_MS)
         page.goto(f"{url}/practice?card=status-update")
         page.get_by_role("button", name="Start").click()
-        call = page.locator('[class*="st-key-talk-"] iframe[title*="webrtc"]').first
+        call = page.locator(CALL).first
         call.wait_for()
         frame = call.element_handle().content_frame()
         clicked = time.perf_counter()
-        page.frame_locator('[class*="st-key-talk-"] iframe[title*="webrtc"]').first.get_by_role(
-            "button", name="Talk hands-free").click()
+        page.frame_locator(CALL).first.get_by_role("button", name="Talk hands-free").click()
         # (0) the click -> the call running on the page (its first state shown, the answer box gone)
         page.locator('[class*="st-key-talk-state-"]').first.wait_for(state="attached", timeout=TIMEOUT_MS)
         result["open_ms"] = 1000 * (time.perf_counter() - clicked)

@@ -53,6 +53,8 @@ HEARING = """
 })();
 """
 
+CALL = '[class*="st-key-talk-"] iframe[title*="webrtc"]'  # the call component's frame (key `talk-…`)
+
 ANSWER = ("Yesterday I finished the login page. Today I am writing the tests for it, "
           "and I need a review from the design team by Friday.")
 TALK_OVER = "Sorry, can I ask one thing first?"
@@ -85,10 +87,10 @@ def test_a_hands_free_answer_is_scored_and_the_persona_answers_by_itself(app_url
         page.get_by_role("button", name="Start").click()
         line_player = page.locator('.st-key-newest-exchange [data-testid="stAudio"]')
         expect(line_player.first).to_be_attached()  # the question's player (autoplay) before the call
-        call = page.locator('[class*="st-key-talk-"] iframe[title*="webrtc"]').first
+        call = page.locator(CALL).first
         call.wait_for()
         frame = call.element_handle().content_frame()
-        controls = page.frame_locator('[class*="st-key-talk-"] iframe[title*="webrtc"]').first
+        controls = page.frame_locator(CALL).first
         controls.get_by_role("button", name="Talk hands-free").click()  # the one click
         # the persona's opening line is heard, then it is the learner's turn
         frame.wait_for_function("() => window.__loud && window.__loud.length > 10", timeout=120_000)
