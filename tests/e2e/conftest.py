@@ -15,6 +15,7 @@ import base64
 import contextlib
 import math
 import os
+import re
 import socket
 import subprocess
 import time
@@ -130,20 +131,34 @@ def wav_seconds(path: Path) -> float:
         return wav.getnframes() / wav.getframerate()
 
 
-def wait_until_recorded(scope, seconds: float, timeout_ms: int = 120_000) -> None:
+def wait_until_idle(page, timeout_ms: int = 120_000) -> None:
+    """Until Streamlit has no script run going (after Start the page reruns a few times as its
+    components mount): what a learner sees before they reach for a button."""
+    page.wait_for_function(
+        "() => document.querySelector('[data-testid=\"stApp\"]')?.dataset.testScriptState === 'notRunning'",
+        timeout=timeout_ms)
+
+
+def wait_until_recorded(scope, seconds: float, timeout_s: float = 120) -> None:
     """Until the audio recorder in `scope` (a page or a locator holding one st.audio_input) has
     recorded `seconds`, by its own time code ("mm:ss"): chromium's fake microphone plays its file
-    in real time from when recording starts, so this is when the whole file has been heard."""
-    code = scope.locator('[data-testid="stAudioInputWaveformTimeCode"]').first
-    code.wait_for(timeout=timeout_ms)
-    code.page.wait_for_function(
-        """([el, seconds]) => {
-            const m = (el.innerText || "").match(/(\\d+):(\\d+)$/);
-            return m !== null && Number(m[1]) * 60 + Number(m[2]) >= seconds;
-        }""",
-        arg=[code.element_handle(), math.ceil(seconds)],
-        timeout=timeout_ms,
-    )
+    in real time from when recording starts, so this is when the whole file has been heard. The
+    time code is found afresh on every look: while Streamlit redraws, a stale copy of an element
+    can stand beside the live one, and a handle to it would never change."""
+    codes = scope.locator('[data-testid="stAudioInputWaveformTimeCode"]')
+    needed = math.ceil(seconds)
+    deadline = time.monotonic() + timeout_s
+    texts: list[str] = []
+    while time.monotonic() < deadline:
+        texts = codes.all_inner_texts()
+        for text in texts:
+            minutes_seconds = re.search(r"(\d+):(\d+)$", text.strip())
+            if minutes_seconds and int(minutes_seconds[1]) * 60 + int(minutes_seconds[2]) >= needed:
+                return
+        time.sleep(0.25)
+    buttons = scope.locator('[data-testid="stAudioInputActionButton"]')
+    labels = [buttons.nth(i).get_attribute("aria-label") for i in range(buttons.count())]
+    pytest.fail(f"the recorder never reached {needed} s: its time codes say {texts}, its buttons {labels}")
 
 
 # Every frame's microphone: an AudioContext's MediaStreamDestination (silence while nothing

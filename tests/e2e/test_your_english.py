@@ -18,7 +18,15 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.conftest import CHROMIUM, PAGE_DRAWN_JS, launch_local, send_answer, wait_until_recorded, wav_seconds
+from tests.e2e.conftest import (
+    CHROMIUM,
+    PAGE_DRAWN_JS,
+    launch_local,
+    send_answer,
+    wait_until_idle,
+    wait_until_recorded,
+    wav_seconds,
+)
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
@@ -69,6 +77,7 @@ def test_a_spoken_answer_gets_its_english_corrected(app_url, spoken_answer):
         browser = launch_local(playwright, args=flags)
         page = browser.new_context(permissions=["microphone"]).new_page()
         _start(page, app_url)
+        wait_until_idle(page)  # the reruns after Start are over, as when a learner reaches for it
         page.get_by_text("No live microphone? Record in one piece").click()
         page.locator('[data-testid="stAudioInputActionButton"][aria-label="Record"]').click()
         wait_until_recorded(page, wav_seconds(spoken_answer))
