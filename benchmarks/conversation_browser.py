@@ -5,9 +5,8 @@ figures, asserts nothing.
     .venv/bin/python benchmarks/conversation_browser.py [--runs 8] [--warm-up 1]
 
 Each run opens a fresh browser context on the Practice page of a meeting card (status-update),
-clicks Start, "Open a hands-free call" and the call's "Talk hands-free", and waits for the
-persona's opening line to be heard and to fall quiet. The microphone and the ear are the browser
-test's (tests/e2e/test_hands_free.py):
+clicks Start and "Talk hands-free", and waits for the persona's opening line to be heard and to
+fall quiet. The microphone and the ear are the browser test's (tests/e2e/test_hands_free.py):
 `MICROPHONE` plays espeak-ng clips into the fake getUserMedia track (`__sayStarted`: when a clip
 started, in the page's performance.now() ms) and `HEARING` marks every 20 ms tick at which the
 audio received on the call is above a whisper (`__loud`, RMS over 0.01 in a 1024-sample window).
@@ -116,7 +115,6 @@ def run_once(browser, url: str, answer: Clip, talk_over: Clip) -> dict:
         page.set_default_timeout(TIMEOUT_MS)
         page.goto(f"{url}/practice?card=status-update")
         page.get_by_role("button", name="Start").click()
-        page.get_by_role("button", name="Open a hands-free call").click()
         call = page.locator(CALL).first
         call.wait_for()
         frame = call.element_handle().content_frame()

@@ -52,17 +52,21 @@ def running(view: PracticeView) -> bool:
 
 def control(coach: Coach, view: PracticeView, korean: bool):
     """The hands-free box and its call; the call's entry when it is running (then the page shows
-    the call, not the answer box), else None. "Open a hands-free call" puts the call component on
-    the page; its own "Talk hands-free" button asks for the microphone and connects (the same button
-    then says "Leave the conversation"). The conversation is made when the call connects (`Call`)."""
+    the call, not the answer box), else None. One click opens the call: the call component's own
+    "Talk hands-free" button asks for the microphone and connects (the same button then says
+    "Leave the conversation"). The conversation is made when the call connects (`Call`)."""
     if not _live_possible() or view.pending is None:
         return None
     talk = state.page().talk
     key = _key(view)
     entry = talk.live.get(key)
+    if entry is None:  # nothing runs until the call connects: the callback exists, the conversation not yet
+        opening = Call()
+        entry = talk.live[key] = {"call": opening, "bridge": opening.bridge()}
+    call: Call = entry["call"]
     name = escape_md(view.persona.name)
     with st.container(key="hands-free"):
-        if entry is not None and entry["call"].live is not None:
+        if call.live is not None:
             st.markdown(f"**🎧 On a call with {name}**" + (" · 통화 중" if korean else ""))
             st.caption("Just talk, and pause when you are done: your turn ends by itself and each answer is scored "
                        "as usual. Leave the conversation to type or record again."
@@ -70,17 +74,9 @@ def control(coach: Coach, view: PracticeView, korean: bool):
                           "있습니다." if korean else ""))
         else:
             st.markdown("**🎧 Or talk hands-free**" + (" · 버튼 없이 대화하기" if korean else ""))
-            st.caption(f"A call with {name}: just talk, and pause when you are done; the answers are scored as "
-                       "usual. Headphones help."
-                       + (" 통화를 시작하면 말하고 멈출 때마다 상대가 이어서 말합니다." if korean else ""))
-        if entry is None:
-            # no call component on the page until asked: a component there reports its state as it
-            # mounts, and the rerun that makes can cut a recording being made in the answer box
-            if not st.button("Open a hands-free call", key=f"open-{key}", icon="🎧"):
-                return None
-            opening = Call()  # nothing runs until the call connects: the callback exists, the conversation not yet
-            entry = talk.live[key] = {"call": opening, "bridge": opening.bridge()}
-    call: Call = entry["call"]
+            st.caption(f"One click starts a call with {name}: just talk, and pause when you are done; the answers "
+                       "are scored as usual. Headphones help."
+                       + (" 한 번 누르면 통화가 시작됩니다. 말하고 멈추면 상대가 이어서 말합니다." if korean else ""))
     # the call's component is drawn on the page itself, not in the box above: a keyed element there
     # keeps its place when the answer box above it goes away as the call starts; inside a container
     # it would be drawn anew (and the call cut). Started by its own button, not by

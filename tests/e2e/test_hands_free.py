@@ -1,6 +1,6 @@
-"""Hands-free talk on the Practice page in a real browser: Debian's chromium opens the call
-("Open a hands-free call", then the call's "Talk hands-free"), a microphone the test controls
-answers the persona (espeak-ng), the turn ends by itself, the persona's next line comes back over the same connection and is
+"""Hands-free talk on the Practice page in a real browser: Debian's chromium opens the call with
+one click ("Talk hands-free"), a microphone the test controls answers the persona (espeak-ng),
+the turn ends by itself, the persona's next line comes back over the same connection and is
 heard in the page, talking over it stops it (barge-in), and after "Leave" the page shows the
 answer stored and scored as a turn. Waits on the page's own state (a container keyed
 `talk-state-<state>-<answers>--<n>`) and on the sound the page receives; no fixed sleeps.
@@ -8,8 +8,8 @@ answer stored and scored as a turn. Waits on the page's own state (a container k
 The microphone is tests/e2e/conftest.py's `MICROPHONE`; `HEARING` measures the audio the page
 receives on the call: every 20 ms, whether its level is above a whisper (`window.__loud`, times
 in `performance.now()` milliseconds), and how many connections the call's frame made
-(`window.__connections`: one per "Talk hands-free"; streamlit-webrtc 0.79 made several when told
-to start by itself, and the server could answer the wrong one)."""
+(`window.__connections`: one per click; streamlit-webrtc 0.79 made several when told to start by
+itself, and the server could answer the wrong one)."""
 
 from __future__ import annotations
 
@@ -87,12 +87,11 @@ def test_a_hands_free_answer_is_scored_and_the_persona_answers_by_itself(app_url
         page.get_by_role("button", name="Start").click()
         line_player = page.locator('.st-key-newest-exchange [data-testid="stAudio"]')
         expect(line_player.first).to_be_attached()  # the question's player (autoplay) before the call
-        page.get_by_role("button", name="Open a hands-free call").click()  # no call on the page before
         call = page.locator(CALL).first
         call.wait_for()
         frame = call.element_handle().content_frame()
         controls = page.frame_locator(CALL).first
-        controls.get_by_role("button", name="Talk hands-free").click()
+        controls.get_by_role("button", name="Talk hands-free").click()  # the one click
         # the persona's opening line is heard, then it is the learner's turn
         frame.wait_for_function("() => window.__loud && window.__loud.length > 10", timeout=120_000)
         expect(line_player).to_have_count(0)  # the call says the question: it is heard once, not twice
