@@ -225,3 +225,12 @@ def test_serve_runs_streamlit_with_the_first_visit_imports_started(serve_in_proc
     assert command[5:] == ["--server.port", "8599"]
     for name in server.FIRST_VISIT_MODULES:
         importlib.import_module(name)
+
+
+def test_the_first_visit_imports_print_nothing():
+    """Imported outside a script run, a module that declares a component made Streamlit print
+    "missing ScriptRunContext" at every `coach serve`; the import thread now prints nothing."""
+    code = "from coach.ui import server; server.start_first_visit_imports().join()"
+    done = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "ScriptRunContext" not in done.stderr + done.stdout, done.stderr

@@ -6,6 +6,7 @@ only when the first visitor connects, so without this the first visit waits for 
 from __future__ import annotations
 
 import importlib
+import logging
 import sys
 import threading
 
@@ -17,14 +18,31 @@ FIRST_VISIT_MODULES = ("coach.access", "coach.ui.account", "coach.ui.state", "co
                        "sqlalchemy.dialects.sqlite")
 
 
+IMPORT_THREAD = "first-visit-imports"
+
+
+def _not_from_the_import_thread(record: logging.LogRecord) -> bool:
+    """A component declared at import asks for the script run it is in; in the import thread there
+    is none, and Streamlit would print "missing ScriptRunContext" at every start."""
+    return record.threadName != IMPORT_THREAD
+
+
 def _import_first_visit_modules() -> None:
     for name in FIRST_VISIT_MODULES:
         importlib.import_module(name)
 
 
+def start_first_visit_imports() -> threading.Thread:
+    """The first visit's modules, imported in a background thread (returned, started)."""
+    logging.getLogger("streamlit.runtime.scriptrunner_utils.script_run_context").addFilter(_not_from_the_import_thread)
+    thread = threading.Thread(target=_import_first_visit_modules, name=IMPORT_THREAD, daemon=True)
+    thread.start()
+    return thread
+
+
 def main() -> None:
     """`python -m coach.ui.server run app.py [Streamlit's options]`, as `streamlit run`."""
-    threading.Thread(target=_import_first_visit_modules, name="first-visit-imports", daemon=True).start()
+    start_first_visit_imports()
     from streamlit.web import cli
 
     sys.exit(cli.main())
