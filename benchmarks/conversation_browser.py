@@ -47,7 +47,7 @@ sys.path.insert(0, str(ROOT))
 
 from benchmarks.conversation import SENTENCES, TALK_OVER, pct  # noqa: E402
 from benchmarks.live_browser import _server  # noqa: E402
-from tests.e2e.conftest import MICROPHONE, launch_local, local_only, spoken_clip  # noqa: E402
+from tests.e2e.conftest import MICROPHONE, launch_local, local_only, spoken_clip, wait_until_idle  # noqa: E402
 from tests.e2e.test_hands_free import CALL, HEARING, _state  # noqa: E402
 from tests.speech_frames import onset  # noqa: E402
 
@@ -115,6 +115,7 @@ def run_once(browser, url: str, answer: Clip, talk_over: Clip) -> dict:
         page.set_default_timeout(TIMEOUT_MS)
         page.goto(f"{url}/practice?card=status-update")
         page.get_by_role("button", name="Start").click()
+        wait_until_idle(page)  # the call's frame as it stays, once the reruns after Start are over
         call = page.locator(CALL).first
         call.wait_for()
         frame = call.element_handle().content_frame()

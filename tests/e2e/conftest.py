@@ -131,12 +131,22 @@ def wav_seconds(path: Path) -> float:
         return wav.getnframes() / wav.getframerate()
 
 
-def wait_until_idle(page, timeout_ms: int = 120_000) -> None:
-    """Until Streamlit has no script run going (after Start the page reruns a few times as its
-    components mount): what a learner sees before they reach for a button."""
-    page.wait_for_function(
-        "() => document.querySelector('[data-testid=\"stApp\"]')?.dataset.testScriptState === 'notRunning'",
-        timeout=timeout_ms)
+def wait_until_idle(page, steady_s: float = 0.5, timeout_s: float = 120) -> None:
+    """Until Streamlit has had no script run going for `steady_s`: after Start the page runs a few
+    times as its components mount, with gaps of up to about 0.2 s between the runs. What a learner
+    sees before they reach for a button."""
+    deadline = time.monotonic() + timeout_s
+    idle_since = None
+    while time.monotonic() < deadline:
+        state = page.locator('[data-testid="stApp"]').get_attribute("data-test-script-state")
+        if state != "notRunning":
+            idle_since = None
+        elif idle_since is None:
+            idle_since = time.monotonic()
+        elif time.monotonic() - idle_since >= steady_s:
+            return
+        time.sleep(0.05)
+    pytest.fail(f"the page was still running after {timeout_s:.0f} s")
 
 
 def wait_until_recorded(scope, seconds: float, timeout_s: float = 120) -> None:

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.conftest import CHROMIUM, MICROPHONE, launch_local, local_only, spoken_clip
+from tests.e2e.conftest import CHROMIUM, MICROPHONE, launch_local, local_only, spoken_clip, wait_until_idle
 
 pytestmark = pytest.mark.e2e
 
@@ -87,6 +87,7 @@ def test_a_hands_free_answer_is_scored_and_the_persona_answers_by_itself(app_url
         page.get_by_role("button", name="Start").click()
         line_player = page.locator('.st-key-newest-exchange [data-testid="stAudio"]')
         expect(line_player.first).to_be_attached()  # the question's player (autoplay) before the call
+        wait_until_idle(page)  # the call's frame as it stays, once the reruns after Start are over
         call = page.locator(CALL).first
         call.wait_for()
         frame = call.element_handle().content_frame()

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.conftest import CHROMIUM, MICROPHONE, launch_local, local_only, spoken_clip
+from tests.e2e.conftest import CHROMIUM, MICROPHONE, launch_local, local_only, spoken_clip, wait_until_idle
 
 pytestmark = pytest.mark.e2e
 
@@ -52,6 +52,7 @@ def test_a_scene_played_hands_free_shows_each_moment_result(app_url, library, tm
         page.set_default_timeout(120_000)
         page.goto(f"{app_url}/meeting?scene={scene_id}")
         expect(page.get_by_text("Your moments").first).to_be_visible()
+        wait_until_idle(page)  # the call's frame as it stays, once the page's first runs are over
         page.frame_locator('iframe[title*="webrtc"]').first.get_by_role("button", name="Join the meeting").click()
         microphone = page.locator('iframe[title*="webrtc"]').first.element_handle().content_frame()
         first_speaker = dict(scene_view_people(library, scene))[scene.lines[0].speaker]
