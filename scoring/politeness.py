@@ -527,6 +527,11 @@ _NEED_YOU = re2.compile(
 _INDICATIVE = re2.compile(r"(?i)\b(can|will)(\s+(?:you|u|I|we|anyone|someone|everyone)\b)")
 _END = re2.compile(r"[\s.!?]*$")
 _SOFTER = {"can": "could", "will": "would"}
+# "Can you see my screen?", "Can everyone hear me?": a check of the call, not a request; "could you
+# see" would ask something else, and the check needs no softer version
+_CALL_CHECK = re2.compile(
+    r"(?i)\b(?:can|will)\s+(?:you|u|we|anyone|everyone|everybody)(?:\s+all)?(?:\s+still)?\s+(?:see|hear)\b"
+)
 _COMMANDS = {"imperative_start", "please_start"}
 
 
@@ -557,6 +562,8 @@ def _reword(sentence: str, names: set[str]) -> str:
         return _as_request(text[need.end() :])
     if names & _COMMANDS:
         return _as_request(text)
+    if _CALL_CHECK.search(text):
+        return text
     return _INDICATIVE.sub(lambda m: _match_case(_SOFTER[m.group(1).lower()], m.group(1)) + m.group(2), text)
 
 
@@ -565,10 +572,11 @@ def suggest(
 ) -> str | None:
     """A softer wording of an impolite request, or None when it is polite already or nothing is
     left to reword: a bare command becomes "Could you ...?", "You need to X" too, "Can you"
-    becomes "Could you", a leading "So"/"But" goes, then an apology, "please" or thanks is added
-    until the model calls it polite. Rude sentences that are not commands are left out; when one
-    of them made a point (a dismissal, not a bare "What?") and nothing else was reworded, what is
-    left is not a softer version of the line, and there is none."""
+    becomes "Could you" (not in a check of the call: "Can you see my screen?"), a leading
+    "So"/"But" goes, then an apology, "please" or thanks is added until the model calls it polite.
+    Rude sentences that are not commands are left out; when one of them made a point (a dismissal,
+    not a bare "What?") and nothing else was reworded, what is left is not a softer version of the
+    line, and there is none."""
     verdict = assess(text, extra_markers, extra_blunt, moment)
     if verdict.polite:
         return None
@@ -590,6 +598,8 @@ def suggest(
         parts.append(wording)
     if not parts or (dropped_a_point and not reworded):
         return None  # what is left after a rude point is not a softer version of it ("Absolutely not. Next topic.")
+    if not reworded and not dropped and _CALL_CHECK.search(text):
+        return None  # a check of the call with nothing else to soften: "Can you see my screen?" is fine
     steps = []
     if questions:
         i = questions[0]

@@ -400,6 +400,16 @@ def test_no_suggestion_for_a_polite_request_or_pure_rudeness():
     assert out["polite"] and "suggestion" not in out
 
 
+@pytest.mark.parametrize("line", ["Can you see the dashboard now?", "Can you hear me now?", "Can everyone see my screen?",
+                                  "Can you all still hear me?"])
+def test_a_check_of_the_call_gets_no_could_you_rewording(line):
+    """Issue 26: "Could you see the dashboard now?" is what no one says; a written request's "Can
+    you send …" still becomes "Could you send …"."""
+    assert politeness.suggest(line) is None
+    assert "suggestion" not in json.loads(coach("politeness", "--text", line, "--format", "json").stdout)
+    assert politeness.suggest("Can you see my screen? Click share.") == "Can you see my screen? Could you click share?"
+
+
 def test_no_softer_version_when_only_the_rude_point_would_be_left_out():
     """Dropping "Absolutely not." leaves "Next topic.", which is not a softer way of saying it; a bare
     "What?" may go, since the rest still asks."""
