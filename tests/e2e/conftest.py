@@ -171,6 +171,17 @@ def wait_until_recorded(scope, seconds: float, timeout_s: float = 120) -> None:
     pytest.fail(f"the recorder never reached {needed} s: its time codes say {texts}, its buttons {labels}")
 
 
+def answer_in_one_piece(page, recording: Path) -> None:
+    """Answer with the one-piece recorder under the answer box, as a learner would: once the page's
+    reruns after Start are over, open it, record until chromium's fake microphone has played all of
+    `recording`, and stop (the recording is sent at once)."""
+    wait_until_idle(page)
+    page.get_by_text("No live microphone? Record in one piece").click()
+    page.locator('[data-testid="stAudioInputActionButton"][aria-label="Record"]').click()
+    wait_until_recorded(page, wav_seconds(recording))
+    page.locator('[data-testid="stAudioInputActionButton"]').first.click()
+
+
 # Every frame's microphone: an AudioContext's MediaStreamDestination (silence while nothing
 # plays); `__say(b64)` decodes a WAV and plays it into it, resolving once it has been played
 # (`__sayStarted`: when it started, in performance.now() ms, for benchmarks/conversation_browser.py).

@@ -40,9 +40,9 @@ from coach.pronunciation import diagnose, tip_for
 from tests.e2e.conftest import (
     CHROMIUM,
     MICROPHONE,
+    answer_in_one_piece,
     launch_local,
     local_only,
-    wait_until_idle,
     wait_until_recorded,
     wav_seconds,
 )
@@ -96,9 +96,7 @@ def test_a_flagged_word_with_its_tip_and_say_it_again(app_url, tmp_path):
         page.goto(f"{app_url}/interview?card=gpu-cluster-optimization")
         page.get_by_role("button", name="Start").click()
         expect(page.get_by_text("Dr. Seo-yeon Han:").first).to_be_visible()
-        wait_until_idle(page)  # the reruns after Start are over, as when a learner reaches for it
-        page.get_by_text("No live microphone? Record in one piece").click()
-        _record(page, page, answer)
+        answer_in_one_piece(page, answer)
         words = page.locator('[class*="st-key-pron-word-"]')
         expect(words.first).to_be_visible(timeout=180_000)
         flagged = [w.split("”")[0].strip("“") for w in words.locator("strong").all_inner_texts()]

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.conftest import CHROMIUM, PAGE_DRAWN_JS, launch_local, wait_until_idle, wait_until_recorded, wav_seconds
+from tests.e2e.conftest import CHROMIUM, PAGE_DRAWN_JS, answer_in_one_piece, launch_local
 from tests.e2e.conftest import free_port as _free_port  # noqa: F401 - for modules that import it from here
 
 pytestmark = pytest.mark.e2e
@@ -55,11 +55,7 @@ def test_one_piece_recording_is_transcribed_scored_and_followed_up(app_url, spok
         page.get_by_role("button", name="Start").click()
         expect(page.get_by_text("Dr. Seo-yeon Han:").first).to_be_visible()
 
-        wait_until_idle(page)  # the reruns after Start are over, as when a learner reaches for it
-        page.get_by_text("No live microphone? Record in one piece").click()
-        page.locator('[data-testid="stAudioInputActionButton"][aria-label="Record"]').click()
-        wait_until_recorded(page, wav_seconds(spoken_answer))  # the whole answer, as long as it lasts
-        page.locator('[data-testid="stAudioInputActionButton"]').first.click()
+        answer_in_one_piece(page, spoken_answer)  # the whole answer, as long as it lasts
         # no other click: the recording is transcribed, scored and followed up at once
         follow_ups = ["How did you work with your team", "What was your part", "What other options",
                       "Why did you choose this approach", "If you did this project again", "What did you learn"]

@@ -18,15 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.conftest import (
-    CHROMIUM,
-    PAGE_DRAWN_JS,
-    launch_local,
-    send_answer,
-    wait_until_idle,
-    wait_until_recorded,
-    wav_seconds,
-)
+from tests.e2e.conftest import CHROMIUM, PAGE_DRAWN_JS, answer_in_one_piece, launch_local, send_answer
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
@@ -77,11 +69,7 @@ def test_a_spoken_answer_gets_its_english_corrected(app_url, spoken_answer):
         browser = launch_local(playwright, args=flags)
         page = browser.new_context(permissions=["microphone"]).new_page()
         _start(page, app_url)
-        wait_until_idle(page)  # the reruns after Start are over, as when a learner reaches for it
-        page.get_by_text("No live microphone? Record in one piece").click()
-        page.locator('[data-testid="stAudioInputActionButton"][aria-label="Record"]').click()
-        wait_until_recorded(page, wav_seconds(spoken_answer))
-        page.locator('[data-testid="stAudioInputActionButton"]').first.click()
+        answer_in_one_piece(page, spoken_answer)
         body = _wait_for_feedback(page, "Your English", "Said correctly")
         browser.close()
     english = body[body.index("Your English"):body.index("Said correctly")]
