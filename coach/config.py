@@ -25,6 +25,7 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 
 Engine = Literal["faster-whisper", "openai-whisper"]
 Device = Literal["auto", "cuda", "cpu"]
+TtsVoice = Literal["natural", "espeak"]
 ENGINES: tuple[str, ...] = get_args(Engine)
 DEVICES: tuple[str, ...] = get_args(Device)
 
@@ -55,6 +56,8 @@ class Environment(BaseSettings):
     stt_device: Device = Field("auto", description="`cuda` (float16) / `cpu` (int8)")
     stt_engine: Engine = Field(
         "faster-whisper", description="or `openai-whisper` (extra `openai-whisper`, local `.pt` in `COACH_STT_MODEL`)")
+    tts_voice: TtsVoice = Field(
+        "natural", description="`espeak`: every line in espeak-ng even where a natural (Piper) voice is installed")
     max_audio_seconds: float = Field(300.0, gt=0, le=MAX_AUDIO_SECONDS_LIMIT,
                                      description="longer recordings are kept but not transcribed")
     max_answer_chars: int = Field(20_000, gt=0, le=MAX_ANSWER_CHARS_LIMIT,
@@ -178,6 +181,7 @@ class Settings:
     stt_engine: str = _default("stt_engine")
     stt_model: str | None = None
     stt_device: str = _default("stt_device")
+    tts_voice: str = _default("tts_voice")
     llm_model: str | None = None
     llm_api_base: str | None = None
     llm_api_key: str | None = None
@@ -226,6 +230,7 @@ def load_settings() -> Settings:
         stt_engine=env.stt_engine,
         stt_model=env.stt_model,
         stt_device=env.stt_device,
+        tts_voice=env.tts_voice,
         llm_model=env.llm_model,
         llm_api_base=env.llm_api_base,
         llm_api_key=env.llm_api_key,

@@ -573,7 +573,8 @@ class Coach:
         return read_aloud(audio, line, self.settings)
 
     def line_audio(self, line: str, slow: bool = False) -> bytes:
-        """A drill line (or a word) in the clear reference voice the readings are measured against (WAV)."""
+        """A drill line (or a word) to copy, in the reference voice's settings (WAV): natural where
+        a natural voice is installed (the readings are measured against espeak-ng's)."""
         return self.speak(line, slow_voice() if slow else REFERENCE_VOICE)
 
     def say_again(self, audio, line: str, word: str) -> WordScore | None:

