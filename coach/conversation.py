@@ -11,7 +11,9 @@ runs the turn through the same path as the turn-based voice answer (the recordin
 then scored, followed up and stored: `Coach.send_audio`) and returns the persona's next line
 (`Reply`), which is spoken by itself, and so on until the session is done. If the learner
 starts talking while the persona speaks, the persona stops (`coach.meeting.BargeIn`) and the
-learner's turn starts there.
+learner's turn starts there. A line of several sentences starts sounding once its first sentence
+is synthesized; the rest is made in the worker while that plays (a natural voice takes 0.1-0.4 s
+a line: benchmarks/README.md, "Text-to-speech").
 
 No Streamlit here: the audio thread calls `step` (through `coach.meeting.FrameBridge`), the
 page reads `now()`.
@@ -19,6 +21,7 @@ page reads `now()`.
 
 from __future__ import annotations
 
+import re
 import threading
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
@@ -42,6 +45,14 @@ PREROLL_S = 0.3  # the turn's audio starts this much before the learner's first 
 KEEP_S = 2.0  # between turns, this much of the microphone is kept (a turn starts with its lead-in)
 SPEAKING, LISTENING, TURN, THINKING, OVER = "speaking", "listening", "turn", "thinking", "over"
 SAY_AGAIN = "Sorry, I didn't catch that. Could you say it again?"
+SENTENCE_GAP_S = 0.2  # between a line's first sentence and the rest, made apart
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z\"“])")
+
+
+def first_sentence(line: str) -> tuple[str, str]:
+    """The line's first sentence and the rest ("" when it is one sentence)."""
+    parts = _SENTENCE_END.split(line.strip(), maxsplit=1)
+    return parts[0], parts[1] if len(parts) > 1 else ""
 
 
 @dataclass(frozen=True)
@@ -140,6 +151,9 @@ class LiveConversation:
         self._onset = 0.0
         self._turn: _Turn | None = None
         self._thinking: Future | tuple | None = None
+        self._voice = np.zeros(0, dtype=np.float32)  # the persona's line being said, from `_voice_at`
+        self._voice_at = 0.0
+        self._rest: Future | np.ndarray | None = None  # the line's voice after its first sentence
         self._closing = False
         self.state = SPEAKING
         self.note = ""
@@ -149,7 +163,8 @@ class LiveConversation:
         # "barge-in" (its time is when the persona fell silent; `barge_ins` has the onsets)
         self.events: list[tuple[str, float]] = []
         self.barge_ins: list[tuple[float, float]] = []  # (the learner's onset, the persona silent)
-        self._say(opening, speak(opening), 0.0)
+        voice, rest = self._voiced(opening)
+        self._say(opening, voice, 0.0, rest)
 
     @property
     def t(self) -> float:
@@ -194,10 +209,12 @@ class LiveConversation:
             self.events.append(("barge-in", now))
             last = self.captions[-1]
             self.captions[-1] = Said(last.t, last.speaker, last.text, False, cut=True)
+            self._rest = None
             self._start_turn(began)
             return np.zeros(n, dtype=np.float32)
         if offset >= len(self._voice):
-            self._done_speaking()
+            if not self._append_rest(offset):
+                self._done_speaking()
             return np.zeros(n, dtype=np.float32)
         piece = self._voice[max(0, offset):offset + n]
         out = np.zeros(n, dtype=np.float32)
@@ -211,8 +228,37 @@ class LiveConversation:
         if self._barge_in is not None:
             self._barge_in.reset()
 
-    def _say(self, text: str, voice, now: float) -> None:
+    def _voiced(self, line: str):
+        """The line's voice to start with, and the rest of it: a Future in the worker when the
+        line has more than one sentence (None when there is no rest; without a worker, the
+        whole line at once)."""
+        first, rest = first_sentence(line)
+        if not rest or self._pool is None:
+            return self.speak(line), None
+        return self.speak(first), self._pool.submit(self.speak, rest)
+
+    def _append_rest(self, offset: int) -> bool:
+        """At the end of the voice so far: the rest of the line appended once it is made (after
+        SENTENCE_GAP_S, or later if it came late). False when nothing more is coming."""
+        rest = self._rest
+        if isinstance(rest, Future):
+            if not rest.done():
+                return True  # silence until it is ready
+            try:
+                rest = rest.result()
+            except Exception:  # noqa: BLE001 - the rest could not be said: the line ends here
+                rest = None
+        self._rest = None
+        if rest is None or not len(rest):
+            return False
+        gap = offset - len(self._voice) + int(SENTENCE_GAP_S * self.rate)
+        self._voice = np.concatenate([self._voice, np.zeros(gap, dtype=np.float32),
+                                      np.asarray(rest, dtype=np.float32).reshape(-1)])
+        return True
+
+    def _say(self, text: str, voice, now: float, rest: Future | np.ndarray | None = None) -> None:
         self._voice = np.asarray(voice, dtype=np.float32).reshape(-1)
+        self._rest = rest
         self._voice_at = now
         self.captions.append(Said(round(now, 2), PERSONA, text, True))
         self.events.append(("persona", now))
@@ -254,7 +300,7 @@ class LiveConversation:
             else:
                 self._thinking = self._reply(samples, transcript)
 
-    def _reply(self, samples, transcript, pending: Future | None = None) -> tuple[Reply, np.ndarray | None]:
+    def _reply(self, samples, transcript, pending: Future | None = None):
         """In the worker: the turn run (`answer`), then the persona's next line synthesized.
         `pending`: the decode of exactly `samples`, submitted to the same one-worker pool before
         this (so done by now), whose transcript is used."""
@@ -267,13 +313,13 @@ class LiveConversation:
             reply = self.answer(samples, transcript)
         except Exception as exc:  # noqa: BLE001 - the conversation goes on: the learner is asked again
             reply = Reply(SAY_AGAIN, note=str(exc) or type(exc).__name__)
-        voice = None
+        voice = rest = None
         if reply.line:
             try:
-                voice = self.speak(reply.line)
+                voice, rest = self._voiced(reply.line)
             except Exception as exc:  # noqa: BLE001 - no voice: the line is shown, not said
                 reply = Reply(reply.line, reply.heard, reply.done, reply.note or str(exc))
-        return reply, voice
+        return reply, voice, rest
 
     def _waiting(self, now: float) -> None:
         thinking = self._thinking
@@ -282,7 +328,7 @@ class LiveConversation:
                 return
             thinking = thinking.result()
         assert thinking is not None
-        reply, voice = thinking
+        reply, voice, rest = thinking
         self._thinking = None
         self.note = reply.note
         if not reply.note:
@@ -291,7 +337,7 @@ class LiveConversation:
             self._caption_learner(reply.heard, speaking=False)
         self._closing = reply.done
         if voice is not None and len(voice):
-            self._say(reply.line, voice, now)
+            self._say(reply.line, voice, now, rest)
         else:
             if reply.line:
                 self.captions.append(Said(round(now, 2), PERSONA, reply.line))

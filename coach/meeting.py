@@ -214,7 +214,10 @@ def judge_samples(scene: Scene, lines: list[TimedLine], windows: list[Window], s
 def line_samples(scene: Scene, personas: dict[str, Persona], settings=None) -> list:
     """Each persona line spoken by its persona's voice (16 kHz mono float32), a dropout as
     `dropout` seconds of silence at its `[ … ]` mark. SpeechSynthesisError when text-to-speech
-    is missing."""
+    is missing. Always espeak-ng, never the natural voice: a scene's times (each line `after`
+    the one before ends, the moments' windows, `coach meeting --list`) follow these lengths, and
+    espeak-ng's are the same on every machine, where a neural voice's vary from one rendering
+    to the next."""
     import numpy as np
 
     from coach import audio as audio_mod
@@ -230,7 +233,8 @@ def line_samples(scene: Scene, personas: dict[str, Persona], settings=None) -> l
             if index:
                 pieces.append(np.zeros(int((line.dropout or 0.0) * rate), dtype=np.float32))
             if any(ch.isalnum() for ch in part):
-                pieces.append(audio_mod.decode(tts.synthesize(part, voice, settings)).samples.astype(np.float32))
+                pieces.append(audio_mod.decode(tts.synthesize(part, voice, settings, natural=False)).samples
+                              .astype(np.float32))
         spoken.append(np.concatenate(pieces) if pieces else np.zeros(0, dtype=np.float32))
     return spoken
 

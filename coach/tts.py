@@ -243,6 +243,12 @@ def synthesize(text: str, voice: Voice | None = None, settings=None, natural: bo
     return _cached(text, voice, settings, ESPEAK, lambda: _render_espeak(text, voice))
 
 
+def warm_up(settings=None) -> None:
+    """Load the natural voice ahead of the first line, when the settings let it speak."""
+    if (settings or _settings()).tts_voice == "natural":
+        natural_voice.warm_up()
+
+
 def _render_espeak(text: str, voice: Voice) -> bytes:
     with _lock, tempfile.TemporaryDirectory(prefix="rehearse-tts-") as scratch:
         return _render(text, voice, Path(scratch))

@@ -133,3 +133,38 @@ def test_a_pause_inside_an_unfinished_sentence_does_not_end_the_turn(coach, mode
     answered = coach.resume(view.id).turns[0].answer_text or ""
     assert "login" in answered.lower() and "test" in answered.lower(), answered
     talk.close()
+
+
+def test_a_line_of_several_sentences_starts_with_its_first_and_is_said_whole(coach, model):
+    """The first sentence is synthesized before the line starts; the rest is made in the worker
+    while it plays and follows after a short gap, or, when it is late, after silence: either way
+    the call hears every word of the line. (The rest is held back here until the first sentence
+    has played, the late case, since the test feeds the call faster than real time.)"""
+    import threading
+
+    from coach import audio, stt
+    from coach.content.schema import Voice
+
+    rest_may_start = threading.Event()
+
+    def speak(text: str) -> np.ndarray:
+        if text == rest:
+            assert rest_may_start.wait(60)
+        return audio.decode(coach.speak(text, Voice())).samples.astype(np.float32)
+
+    line = "Thanks, that was clear. What number shows that the change worked?"
+    first, rest = conversation.first_sentence(line)
+    assert (first, rest) == ("Thanks, that was clear.", "What number shows that the change worked?")
+    talk = conversation.LiveConversation(line, speak, hear=None, answer=None)
+    first_voice = speak(first)
+    assert len(talk._voice) == len(first_voice)  # noqa: SLF001 - only the first sentence so far
+    call = Call(talk)
+    call.silence(len(first_voice) / RATE + 1.0)
+    assert talk.state == conversation.SPEAKING  # waiting for the rest, in silence
+    assert np.abs(call.played[len(first_voice) + 320:]).max() < 1e-4
+    rest_may_start.set()
+    talk._rest.result(timeout=60)  # noqa: SLF001 - made by now in a call fed at real-time pace
+    call.until(conversation.LISTENING)
+    text = stt.transcribe(audio.wav_bytes(call.played, RATE)).text.lower()
+    assert "clear" in text and "number" in text and "worked" in text, text
+    talk.close()
