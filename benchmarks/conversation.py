@@ -1,8 +1,9 @@
 """Hands-free conversation timing, through the core path (coach.conversation via
-`Coach.talk_hands_free`, the bundled tiny.en, the app's text-to-speech). Prints figures, asserts
+`Coach.talk_hands_free`, the bundled tiny.en, the app's text-to-speech: `COACH_TTS_VOICE` picks
+it; a fresh voice cache per process, and with `--uncached` per run). Prints figures, asserts
 nothing.
 
-    .venv/bin/python benchmarks/conversation.py [--runs 12]        # (a) and (b)
+    .venv/bin/python benchmarks/conversation.py [--runs 12] [--uncached]   # (a) and (b)
     .venv/bin/python benchmarks/conversation.py --pauses dev        # (c) on the dev half
     .venv/bin/python benchmarks/conversation.py --pauses test       # (c) on the test half (once)
 
@@ -25,8 +26,10 @@ nothing.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
+import shutil
 import statistics
 import sys
 import tempfile
@@ -124,12 +127,12 @@ def coach_for(folder: Path):
     from coach.practice import Coach
     from coach.store import Store
 
-    settings = load_settings()
+    settings = dataclasses.replace(load_settings(), data_dir=folder)  # its own voice cache too
     library = load_library(settings.content_dirs, settings.persona_dirs)
     return Coach.of(library, Store(f"sqlite:///{folder / 'bench.db'}"), settings)
 
 
-def latency_and_barge_in(runs: int) -> None:
+def latency_and_barge_in(runs: int, uncached: bool) -> None:
     from tests.speech_frames import onset
 
     with tempfile.TemporaryDirectory() as folder:
@@ -145,6 +148,8 @@ def latency_and_barge_in(runs: int) -> None:
             clock.real_time = True
             clock.started = time.perf_counter() - talk.t
             clock.silence(0.5)
+            if uncached:  # the persona's next line is synthesized afresh, as the first time it is said
+                shutil.rmtree(coach.settings.tts_cache_dir, ignore_errors=True)
             answer = spoken(SENTENCES[run % len(SENTENCES)])
             clock.feed(answer)
             last_word = talk.t
@@ -230,11 +235,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--runs", type=int, default=12)
     parser.add_argument("--pauses", choices=["dev", "test"])
+    parser.add_argument("--uncached", action="store_true",
+                        help="(a) with the persona's next line never said before (its voice made after the turn)")
     args = parser.parse_args()
     if args.pauses:
         pauses(args.pauses)
     else:
-        latency_and_barge_in(args.runs)
+        latency_and_barge_in(args.runs, args.uncached)
 
 
 if __name__ == "__main__":
