@@ -18,8 +18,9 @@ goes through `coach pronounce`'s whole path (Whisper and the phone check): lines
 what the Whisper alignment adds. With `--grid`, the dev half is decoded at a range of uniform
 thresholds and the per-type choice is printed (the way THRESHOLDS were set).
 
-The human clip assets/audio/jfk.flac (public domain, assets/audio/SOURCES.md) is read
-against its transcript: false flags per 100 words. Generated audio goes to a temporary folder.
+The human clips assets/audio/jfk.flac and assets/audio/librivox/ (public domain,
+assets/audio/SOURCES.md) are read against their transcripts: false flags per 100 words.
+Generated audio goes to a temporary folder.
 """
 
 from __future__ import annotations
@@ -233,14 +234,27 @@ def grid(lines: list[dict], folder: Path, skip: frozenset[str]) -> dict[str, flo
     return chosen
 
 
+def human_clips() -> list[tuple[str, object, list[str]]]:
+    """The human read speech with its text (assets/audio/SOURCES.md): jfk.flac and five LibriVox
+    sentences."""
+    folder = ROOT / "assets" / "audio"
+    clips = [("jfk.flac", audio_mod.load(folder / "jfk.flac").samples,
+              (folder / "jfk.txt").read_text(encoding="utf-8").split())]
+    for line in (folder / "librivox" / "transcripts.txt").read_text(encoding="utf-8").splitlines():
+        name, text = line.split("\t")
+        clips.append((name, audio_mod.load(folder / "librivox" / name).samples, text.split()))
+    return clips
+
+
 def human(skip: frozenset[str], thresholds: dict[str, float]) -> None:
-    text = (ROOT / "assets" / "audio" / "jfk.txt").read_text(encoding="utf-8").split()
-    samples = audio_mod.load(ROOT / "assets" / "audio" / "jfk.flac").samples
-    verdicts = phones.check(samples, text, thresholds=thresholds, skip=skip)
-    checked = [v for v, w in zip(verdicts, text, strict=True) if v is not None and phones.key(w) not in skip]
-    flagged = [v.word for v in checked if v.flag]
-    print(f"\nhuman clip (jfk.flac, read against its text): {len(flagged)} false flags in {len(checked)} "
-          f"checked words {flagged}")
+    checked_words, flagged = 0, []
+    for name, samples, text in human_clips():
+        verdicts = phones.check(samples, text, thresholds=thresholds, skip=skip)
+        checked = [v for v, w in zip(verdicts, text, strict=True) if v is not None and phones.key(w) not in skip]
+        checked_words += len(checked)
+        flagged += [f"{v.word} ({v.type}, {name})" for v in checked if v.flag]
+    print(f"\nhuman read speech (jfk.flac and 5 LibriVox sentences, read against their text): {len(flagged)} "
+          f"false flags in {checked_words} checked words {flagged}")
 
 
 def main() -> None:
