@@ -60,7 +60,8 @@ def register(subparsers) -> None:
     speak.add_argument("--out", type=Path, required=True, help="the WAV file to write")
     who = speak.add_mutually_exclusive_group()
     who.add_argument("--persona", help="speak with this persona's voice")
-    who.add_argument("--voice", help="an espeak-ng voice, e.g. en-us or en-gb+f2")
+    who.add_argument("--voice", help="an espeak-ng voice, e.g. en-us or en-gb+f2 (a man's voice is "
+                     "said in the natural voice where one is installed)")
     speak.add_argument("--rate", type=_in_range(80, 300), help="words per minute (80-300)")
     speak.add_argument("--pitch", type=_in_range(0, 99), help="0-99")
     speak.set_defaults(handler=run_speak)
