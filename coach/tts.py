@@ -52,7 +52,9 @@ INSTALL_HINT = "install espeak-ng (apt-get install espeak-ng); the line is shown
 
 
 _lock = threading.Lock()  # espeak-ng through pyttsx3: one line at a time
-_cache_lock = threading.Lock()  # one render per missing cache file
+# one render per missing cache file: a lock per stripe of cache keys, so different lines (a line
+# and its slower replay) are made side by side while the same line is made once
+_cache_locks = tuple(threading.Lock() for _ in range(64))
 _engine = None
 _utterance_finished = threading.Event()
 
@@ -255,8 +257,8 @@ def _render_espeak(text: str, voice: Voice) -> bytes:
 
 
 def _cached(text: str, voice: Voice, settings, engine: str, render: Callable[[], bytes]) -> bytes:
-    """The line from the on-disk cache, or rendered once and kept there (one render at a time
-    per engine's lock, so a waiting thread finds the file another made)."""
+    """The line from the on-disk cache, or rendered once and kept there (a thread waiting for the
+    same line finds the file the first one made)."""
     directory = Path(settings.tts_cache_dir)
     try:
         for folder in (Path(settings.data_dir), directory):  # for the user only, like the rest
@@ -267,7 +269,7 @@ def _cached(text: str, voice: Voice, settings, engine: str, render: Callable[[],
     data = _read_cached(cached)
     if data is not None:
         return data
-    with _cache_lock:
+    with _cache_locks[int(cached.stem[:8], 16) % len(_cache_locks)]:
         data = _read_cached(cached)  # another thread may have made it meanwhile
         if data is not None:
             return data

@@ -15,7 +15,7 @@ import streamlit as st
 
 from coach.errors import CoachError
 from coach.practice import LEARNER, Call, Coach, ConversationNow, LiveConversation, PracticeView, escape_md
-from coach.ui import state, voice
+from coach.ui import listening, state, voice
 
 TICK_S = 0.1
 STATES = {
@@ -153,6 +153,7 @@ def follow(view: PracticeView, entry: dict, korean: bool) -> None:
         st.empty()
     last = None
     renders = 0
+    listening.draw_players()  # the run stays in the loop below while the call goes on
     while True:
         now = live.now()
         if now != last:

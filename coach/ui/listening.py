@@ -1,7 +1,14 @@
 """Listening practice: the persona's line plays by itself, can be hidden until heard, replayed
-slower, and shown in Korean on demand. Speech comes from coach.tts, cached per line."""
+slower, and shown in Korean on demand. Speech comes from coach.tts, cached per line.
+
+The players are drawn last (`draw_players`, at the end of the page's run, into places kept for
+them where the lines are): a line not said before takes 0.1-0.4 s to make in the natural voice,
+and the feedback, the transcript correction and Record below it do not wait for that."""
 
 from __future__ import annotations
+
+import threading
+from collections.abc import Callable
 
 import streamlit as st
 
@@ -17,14 +24,37 @@ def _speech(text: str, voice: str, rate: int, pitch: int, _coach: Coach) -> byte
     return _coach.speak(text, Voice(voice=voice, rate=rate, pitch=pitch))
 
 
-def _audio(coach: Coach, text: str, persona: Persona, rate: int, autoplay: bool = False) -> bool:
-    try:
-        data = _speech(text, persona.voice.voice, rate, persona.voice.pitch, coach)
-    except CoachError as exc:
-        st.caption(f"(The voice is not available here: {exc}. Read the text instead.)")
-        return False
-    st.audio(data, format="audio/wav", autoplay=autoplay)
-    return True
+_run = threading.local()  # the players this script run still has to draw (a run is one thread)
+
+
+def begin() -> None:
+    """A page run starts: no players are waiting."""
+    _run.players = []
+
+
+def draw_players() -> None:
+    """Draw the players kept for this run, in page order (the end of the page's run)."""
+    players: list[Callable[[], None]] = getattr(_run, "players", [])
+    _run.players = []
+    for draw in players:
+        draw()
+
+
+def _audio(coach: Coach, text: str, persona: Persona, rate: int, autoplay: bool = False) -> None:
+    """The line's player, drawn at the end of the run in the place kept for it here."""
+    slot = st.empty()
+
+    def draw() -> None:
+        try:
+            data = _speech(text, persona.voice.voice, rate, persona.voice.pitch, coach)
+        except CoachError as exc:
+            slot.caption(f"(The voice is not available here: {exc}. Read the text instead.)")
+            return
+        slot.audio(data, format="audio/wav", autoplay=autoplay)
+
+    if not hasattr(_run, "players"):
+        _run.players = []
+    _run.players.append(draw)
 
 
 def persona_line(coach: Coach, text: str, persona: Persona, *, current: bool, korean_text: str | None, key: str,
@@ -40,7 +70,12 @@ def persona_line(coach: Coach, text: str, persona: Persona, *, current: bool, ko
         st.markdown(f"🔊 **{persona.name}'s line** — listen first (play it again below), then answer.")
     else:
         st.markdown(f"**{persona.name}:** {widgets.line(text, literal)}")
-    played = voice_on and _audio(coach, text, persona, persona.voice.rate, autoplay=current and state.autoplay())
+    slower = max(80, int(persona.voice.rate * SLOWER))
+    if voice_on and current:  # the slower replay is made beside the line itself
+        coach.speak_ahead(text, persona.voice.model_copy(update={"rate": slower}))
+    played = voice_on
+    if voice_on:
+        _audio(coach, text, persona, persona.voice.rate, autoplay=current and state.autoplay())
     if in_call and state.audio_on():
         st.empty()  # the player's place: what follows it is drawn where it was, none of it left behind (faded)
     if not current:
@@ -54,6 +89,6 @@ def persona_line(coach: Coach, text: str, persona: Persona, *, current: bool, ko
         if hide:
             st.markdown(widgets.line(text, literal))
         if played:
-            _audio(coach, text, persona, max(80, int(persona.voice.rate * SLOWER)))
+            _audio(coach, text, persona, slower)
         if korean_text:
             st.markdown(korean_text)

@@ -18,6 +18,7 @@ PREVIEW_CHARS = 280  # the newest answer is shown this long; the full text is in
 
 
 def render(kind: str) -> None:
+    listening.begin()
     _wait_for_gesture()
     try:
         coach = state.coach()
@@ -30,6 +31,7 @@ def render(kind: str) -> None:
         return
     state.remember_session(kind, view.id)
     _conversation(coach, view, kind)
+    listening.draw_players()  # last: making a new line's voice holds up nothing above
 
 
 def start(coach: Coach, kind: str, card_id: str, persona_id: str | None = None) -> str | None:

@@ -24,7 +24,7 @@ import streamlit as st
 
 from coach.errors import CoachError
 from coach.practice import Coach, Feedback, FrameResampler, PracticeView, Transcribed, escape_md, format_seconds
-from coach.ui import recorder_head, state, widgets
+from coach.ui import listening, recorder_head, state, widgets
 
 FRAME_TIMEOUT_S = 0.1  # get_frames waits this long, then the loop touches the page (Stop reruns)
 DROPPED_AFTER_S = 6.0  # no audio for this long while "recording": the stream dropped
@@ -127,6 +127,7 @@ def _receive(coach: Coach, view: PracticeView, ctx, lives: dict, head: dict | No
     heard_at = time.monotonic()
     if not live.seconds:
         shown.markdown("⏳ *Connecting the microphone …*")
+    listening.draw_players()  # the run stays in the loop below while the learner speaks
     while ctx.state.playing:
         receiver = ctx.audio_receiver
         if receiver is None:
