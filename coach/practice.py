@@ -566,6 +566,12 @@ class Coach:
 
         return tts.synthesize(text, voice, self.settings)
 
+    def line_ready(self, text: str, voice: Voice) -> bool:
+        """Whether `speak` has this line made already (on disk: it returns at once)."""
+        from coach import tts
+
+        return tts.is_made(text, voice, self.settings)
+
     def speak_ahead(self, text: str, voice: Voice) -> None:
         """Start making a line in the background (kept on disk), so that `speak` for it, called
         next, finds it made or being made beside another line (a line and its slower replay)."""

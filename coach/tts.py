@@ -235,14 +235,31 @@ def synthesize(text: str, voice: Voice | None = None, settings=None, natural: bo
         )
     voice = voice or Voice()
     settings = settings or _settings()
-    speaker = natural_voice.voice_for(voice) if natural and settings.tts_voice == "natural" else None
+    speaker = _natural_speaker(voice, settings, natural)
     if speaker is not None:
         try:
-            return _cached(text, voice, settings, f"piper/{speaker.name}",
+            return _cached(text, voice, settings, _engine_name(speaker),
                            lambda: natural_voice.render(text, voice, speaker))
         except SpeechSynthesisError:
             pass  # a damaged voice package: the line is still spoken, by espeak-ng
     return _cached(text, voice, settings, ESPEAK, lambda: _render_espeak(text, voice))
+
+
+def is_made(text: str, voice: Voice | None = None, settings=None, natural: bool = True) -> bool:
+    """Whether `synthesize` has this line on disk already (it returns at once)."""
+    voice = voice or Voice()
+    settings = settings or _settings()
+    engine = _engine_name(_natural_speaker(voice, settings, natural))
+    return (Path(settings.tts_cache_dir) / f"{cache_key(spoken_text(text), voice, engine)}.wav").exists()
+
+
+def _natural_speaker(voice: Voice, settings, natural: bool):
+    """The natural voice that says this line, or None for espeak-ng."""
+    return natural_voice.voice_for(voice) if natural and settings.tts_voice == "natural" else None
+
+
+def _engine_name(speaker) -> str:
+    return f"piper/{speaker.name}" if speaker is not None else ESPEAK
 
 
 def warm_up(settings=None) -> None:

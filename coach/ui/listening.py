@@ -1,9 +1,9 @@
 """Listening practice: the persona's line plays by itself, can be hidden until heard, replayed
 slower, and shown in Korean on demand. Speech comes from coach.tts, cached per line.
 
-The players are drawn last (`draw_players`, at the end of the page's run, into places kept for
-them where the lines are): a line not said before takes 0.1-0.4 s to make in the natural voice,
-and the feedback, the transcript correction and Record below it do not wait for that."""
+A line not made before (0.1-0.4 s in the natural voice) has its player drawn last
+(`draw_players`, at the end of the page's run, into the place kept for it where the line is), so
+the feedback, the transcript correction and Record below it do not wait for it."""
 
 from __future__ import annotations
 
@@ -41,20 +41,25 @@ def draw_players() -> None:
 
 
 def _audio(coach: Coach, text: str, persona: Persona, rate: int, autoplay: bool = False) -> None:
-    """The line's player, drawn at the end of the run in the place kept for it here."""
+    """The line's player: here when the line is made already, else drawn at the end of the run
+    in a place kept for it here (once: on the next run the line is made and its player is drawn
+    here directly, the same element as before, so a playing line is not started again)."""
+    if coach.line_ready(text, persona.voice.model_copy(update={"rate": rate})):
+        _player(st, coach, text, persona, rate, autoplay)
+        return
     slot = st.empty()
-
-    def draw() -> None:
-        try:
-            data = _speech(text, persona.voice.voice, rate, persona.voice.pitch, coach)
-        except CoachError as exc:
-            slot.caption(f"(The voice is not available here: {exc}. Read the text instead.)")
-            return
-        slot.audio(data, format="audio/wav", autoplay=autoplay)
-
     if not hasattr(_run, "players"):
         _run.players = []
-    _run.players.append(draw)
+    _run.players.append(lambda: _player(slot, coach, text, persona, rate, autoplay))
+
+
+def _player(place, coach: Coach, text: str, persona: Persona, rate: int, autoplay: bool) -> None:
+    try:
+        data = _speech(text, persona.voice.voice, rate, persona.voice.pitch, coach)
+    except CoachError as exc:
+        place.caption(f"(The voice is not available here: {exc}. Read the text instead.)")
+        return
+    place.audio(data, format="audio/wav", autoplay=autoplay)
 
 
 def persona_line(coach: Coach, text: str, persona: Persona, *, current: bool, korean_text: str | None, key: str,
@@ -71,8 +76,9 @@ def persona_line(coach: Coach, text: str, persona: Persona, *, current: bool, ko
     else:
         st.markdown(f"**{persona.name}:** {widgets.line(text, literal)}")
     slower = max(80, int(persona.voice.rate * SLOWER))
-    if voice_on and current:  # the slower replay is made beside the line itself
-        coach.speak_ahead(text, persona.voice.model_copy(update={"rate": slower}))
+    slower_voice = persona.voice.model_copy(update={"rate": slower})
+    if voice_on and current and not coach.line_ready(text, slower_voice):  # made beside the line itself
+        coach.speak_ahead(text, slower_voice)
     played = voice_on
     if voice_on:
         _audio(coach, text, persona, persona.voice.rate, autoplay=current and state.autoplay())
