@@ -598,6 +598,10 @@ class Coach:
         a natural voice is installed (the readings are measured against espeak-ng's)."""
         return self.speak(line, slow_voice() if slow else REFERENCE_VOICE)
 
+    def line_audio_ready(self, line: str, slow: bool = False) -> bool:
+        """Whether `line_audio` has this line made already (it returns at once)."""
+        return self.line_ready(line, slow_voice() if slow else REFERENCE_VOICE)
+
     def say_again(self, audio, line: str, word: str) -> WordScore | None:
         """"Say it again": a new recording of the line with a flagged word, read against that line;
         the result for the word, or None when the word is not in the line."""

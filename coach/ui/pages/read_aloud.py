@@ -35,6 +35,19 @@ def _audio(line: str, slow: bool) -> bytes | None:
         return None
 
 
+def _player(place, line: str, slow: bool, label: str) -> None:
+    spoken = _audio(line, slow)
+    if spoken is not None:
+        with place.container():
+            st.caption(label)
+            st.audio(spoken, format="audio/wav")
+
+
+# a line not made yet (0.3-0.5 s each in the natural voice, two per line) has its player drawn
+# after the whole page, in the place kept for it: the lines and their recorders come at once
+later: list = []
+
+
 def _words_md(result) -> str:
     """The line as read: words that did not come through in red and struck, the rest as said
     (punctuation, which Whisper gives as words of its own, stays on the word before it)."""
@@ -95,10 +108,12 @@ for index, line in enumerate(lines):
         listen, slowly = st.columns(2)
         for column, slow, label in ((listen, False, "Listen"), (slowly, True, "Slowly")):
             with column:
-                spoken = _audio(line.text, slow)
-                if spoken is not None:
-                    st.caption(label)
-                    st.audio(spoken, format="audio/wav")
+                if coach.line_audio_ready(line.text, slow):
+                    _player(st, line.text, slow, label)
+                else:
+                    later.append((st.empty(), line.text, slow, label))
         recording = st.audio_input(f"Say line {index + 1}", sample_rate=16000, key=f"read-{card_id}-{index}")
         if recording is not None:
             _result(line.text, recording)
+for place, text, slow, label in later:
+    _player(place, text, slow, label)
