@@ -22,6 +22,8 @@ import tempfile
 import time
 from pathlib import Path
 
+import jiwer
+
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
@@ -50,17 +52,6 @@ def words(text: str) -> list[str]:
     return re.findall(r"[a-z]+(?:'[a-z]+)?", text.lower())
 
 
-def word_errors(reference: list[str], heard: list[str]) -> int:
-    """Levenshtein distance over words."""
-    previous = list(range(len(heard) + 1))
-    for i, ref in enumerate(reference, 1):
-        current = [i]
-        for j, hyp in enumerate(heard, 1):
-            current.append(min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (ref != hyp)))
-        previous = current
-    return previous[-1]
-
-
 def measure(engine: str, lines: list[str]) -> None:
     settings = dataclasses.replace(load_settings(), data_dir=Path(tempfile.mkdtemp(prefix="tts-bench-")),
                                    tts_voice="natural" if engine == "natural" else "espeak")
@@ -74,7 +65,11 @@ def measure(engine: str, lines: list[str]) -> None:
             heard = stt.transcribe(data, settings).text
         except AudioError:  # refused as not English: every word missed
             heard = ""
-        errors += word_errors(reference, words(heard))
+        if words(heard):
+            out = jiwer.process_words(" ".join(reference), " ".join(words(heard)))
+            errors += out.substitutions + out.deletions + out.insertions
+        else:
+            errors += len(reference)
         total_words += len(reference)
     first, rest = timings[0], timings[1:]
     print(f"\n{engine}: first line {first[1]:.2f} s (the voice loaded), then {len(rest)} lines")

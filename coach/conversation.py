@@ -300,7 +300,8 @@ class LiveConversation:
             else:
                 self._thinking = self._reply(samples, transcript)
 
-    def _reply(self, samples, transcript, pending: Future | None = None):
+    def _reply(self, samples, transcript,
+               pending: Future | None = None) -> tuple[Reply, np.ndarray | None, Future | None]:
         """In the worker: the turn run (`answer`), then the persona's next line synthesized.
         `pending`: the decode of exactly `samples`, submitted to the same one-worker pool before
         this (so done by now), whose transcript is used."""

@@ -18,13 +18,12 @@ resampled, so the pace is kept), so two personas on one voice still sound like t
 from __future__ import annotations
 
 import importlib.util
-import io
 import threading
-import wave
 from dataclasses import dataclass
 
 import numpy as np
 
+from coach.audio import wav_bytes
 from coach.content.schema import Voice
 from coach.errors import SpeechSynthesisError
 
@@ -113,7 +112,7 @@ def render(text: str, voice: Voice, natural: NaturalVoice) -> bytes:
         with _lock:
             piper = _piper(natural)
             sentences = [phonemes for phonemes in piper.phonemize(text) if phonemes]
-        pieces = [_loudest_at_full_scale(piper.phoneme_ids_to_audio(piper.phonemes_to_ids(phonemes), config))
+        pieces = [_peak_normalised(piper.phoneme_ids_to_audio(piper.phonemes_to_ids(phonemes), config))
                   for phonemes in sentences]
     except SpeechSynthesisError:
         raise
@@ -122,33 +121,21 @@ def render(text: str, voice: Voice, natural: NaturalVoice) -> bytes:
     if not pieces:
         raise SpeechSynthesisError("The natural voice produced no audio for this line.")
     rate = piper.config.sample_rate
-    pause = np.zeros(int(SENTENCE_PAUSE_S * rate), dtype=np.int16)
+    pause = np.zeros(int(SENTENCE_PAUSE_S * rate), dtype=np.float32)
     samples = np.concatenate([part for piece in pieces for part in (piece, pause)][:-1])
     if shift != 1:
         samples = _resampled(samples, shift)
-    return _wav(samples, rate)
+    return wav_bytes(samples, rate)
 
 
-def _loudest_at_full_scale(audio: np.ndarray) -> np.ndarray:
-    """One sentence's model output as int16, its loudest sample at full scale (as Piper does)."""
+def _peak_normalised(audio: np.ndarray) -> np.ndarray:
+    """One sentence's model output, its loudest sample at full scale (as Piper does)."""
     audio = np.asarray(audio, dtype=np.float32).reshape(-1)
     peak = float(np.max(np.abs(audio))) if audio.size else 0.0
-    if peak < 1e-8:
-        return np.zeros(audio.size, dtype=np.int16)
-    return (np.clip(audio / peak, -1.0, 1.0) * 32767).astype(np.int16)
+    return audio / peak if peak >= 1e-8 else np.zeros(audio.size, dtype=np.float32)
 
 
 def _resampled(samples: np.ndarray, shift: float) -> np.ndarray:
     """The samples played `shift` times faster at the same sample rate (pitch × shift)."""
     positions = np.arange(0, len(samples) - 1, shift)
-    return np.interp(positions, np.arange(len(samples)), samples.astype(np.float64)).astype(np.int16)
-
-
-def _wav(samples: np.ndarray, rate: int) -> bytes:
-    buffer = io.BytesIO()
-    with wave.open(buffer, "wb") as out:
-        out.setnchannels(1)
-        out.setsampwidth(2)
-        out.setframerate(rate)
-        out.writeframes(samples.tobytes())
-    return buffer.getvalue()
+    return np.interp(positions, np.arange(len(samples)), samples).astype(np.float32)

@@ -250,7 +250,11 @@ def is_made(text: str, voice: Voice | None = None, settings=None, natural: bool 
     voice = voice or Voice()
     settings = settings or _settings()
     engine = _engine_name(_natural_speaker(voice, settings, natural))
-    return (Path(settings.tts_cache_dir) / f"{cache_key(spoken_text(text), voice, engine)}.wav").exists()
+    return _cache_path(spoken_text(text), voice, settings, engine).exists()
+
+
+def _cache_path(text: str, voice: Voice, settings, engine: str) -> Path:
+    return Path(settings.tts_cache_dir) / f"{cache_key(text, voice, engine)}.wav"
 
 
 def _natural_speaker(voice: Voice, settings, natural: bool):
@@ -276,13 +280,12 @@ def _render_espeak(text: str, voice: Voice) -> bytes:
 def _cached(text: str, voice: Voice, settings, engine: str, render: Callable[[], bytes]) -> bytes:
     """The line from the on-disk cache, or rendered once and kept there (a thread waiting for the
     same line finds the file the first one made)."""
-    directory = Path(settings.tts_cache_dir)
+    cached = _cache_path(text, voice, settings, engine)
     try:
-        for folder in (Path(settings.data_dir), directory):  # for the user only, like the rest
+        for folder in (Path(settings.data_dir), cached.parent):  # for the user only, like the rest
             folder.mkdir(mode=0o700, parents=True, exist_ok=True)
     except OSError:  # a read-only data folder: speak without the cache
         return render()
-    cached = directory / f"{cache_key(text, voice, engine)}.wav"
     data = _read_cached(cached)
     if data is not None:
         return data

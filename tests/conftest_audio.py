@@ -88,3 +88,24 @@ def normalise(text: str) -> str:
     text = text.lower().replace("’", "'")
     text = re.sub(r"[^\w\s']", " ", text)
     return " ".join(text.split())
+
+
+def results_from_threads(count: int, work) -> dict:
+    """`work(i)` for i in range(count), each in its own thread at once: i -> its result, or the
+    exception it raised."""
+    import threading
+
+    results: dict = {}
+
+    def run(i: int) -> None:
+        try:
+            results[i] = work(i)
+        except Exception as exc:  # noqa: BLE001 - the test reads it
+            results[i] = exc
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(count)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    return results

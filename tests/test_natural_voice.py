@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import dataclasses
 import io
-import threading
 import wave
 
 import numpy as np
@@ -16,6 +15,7 @@ from coach import audio, natural_voice, pronunciation, tts
 from coach.config import load_settings
 from coach.content.schema import Voice
 from coach.errors import SpeechSynthesisError
+from tests.conftest_audio import results_from_threads
 
 LINE = "Could you walk us through the rollout plan before we decide?"
 
@@ -138,19 +138,8 @@ def test_a_broken_voice_falls_back_to_espeak(settings, monkeypatch):
 
 
 def test_natural_lines_from_threads_all_succeed(settings):
-    results: dict[int, bytes | Exception] = {}
-
-    def speak(i: int) -> None:
-        try:
-            results[i] = tts.synthesize(f"Item {i}: the queue is clear.", Voice(rate=150 + i), settings)
-        except Exception as exc:  # noqa: BLE001
-            results[i] = exc
-
-    threads = [threading.Thread(target=speak, args=(i,)) for i in range(6)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=60)
+    results = results_from_threads(
+        6, lambda i: tts.synthesize(f"Item {i}: the queue is clear.", Voice(rate=150 + i), settings))
     assert len(results) == 6
     assert all(isinstance(data, bytes) and seconds(data) > 0.8 for data in results.values()), results
 

@@ -9,14 +9,13 @@ import os
 import shutil
 import subprocess
 import sys
-import threading
 import wave
 from pathlib import Path
 
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from conftest_audio import COACH, REPO  # noqa: E402
+from conftest_audio import COACH, REPO, results_from_threads  # noqa: E402
 
 from coach import natural_voice, tts  # noqa: E402
 from coach.config import load_settings  # noqa: E402
@@ -75,20 +74,12 @@ def test_the_cache_key_covers_text_voice_rate_and_pitch():
 
 def test_concurrent_calls_from_threads_all_succeed():
     settings = load_settings()
-    results: dict[int, bytes | Exception] = {}
 
-    def speak(i: int) -> None:
-        try:
-            text = f"This is speaker number {i}." if i % 2 else "The same line for everyone."
-            results[i] = tts.synthesize(text, Voice(rate=150 + (i % 2) * i), settings, natural=False)
-        except Exception as exc:  # noqa: BLE001
-            results[i] = exc
+    def speak(i: int) -> bytes:
+        text = f"This is speaker number {i}." if i % 2 else "The same line for everyone."
+        return tts.synthesize(text, Voice(rate=150 + (i % 2) * i), settings, natural=False)
 
-    threads = [threading.Thread(target=speak, args=(i,)) for i in range(8)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=60)
+    results = results_from_threads(8, speak)
     assert len(results) == 8
     for data in results.values():
         assert isinstance(data, bytes), data

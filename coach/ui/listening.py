@@ -27,6 +27,12 @@ def _speech(text: str, voice: str, rate: int, pitch: int, _coach: Coach) -> byte
 _run = threading.local()  # the players this script run still has to draw (a run is one thread)
 
 
+def _waiting() -> list[Callable[[], None]]:
+    if not hasattr(_run, "players"):
+        _run.players = []
+    return _run.players
+
+
 def begin() -> None:
     """A page run starts: no players are waiting."""
     _run.players = []
@@ -34,32 +40,35 @@ def begin() -> None:
 
 def draw_players() -> None:
     """Draw the players kept for this run, in page order (the end of the page's run)."""
-    players: list[Callable[[], None]] = getattr(_run, "players", [])
+    players = _waiting()
     _run.players = []
     for draw in players:
         draw()
 
 
-def _audio(coach: Coach, text: str, persona: Persona, rate: int, autoplay: bool = False) -> None:
-    """The line's player: here when the line is made already, else drawn at the end of the run
-    in a place kept for it here (once: on the next run the line is made and its player is drawn
-    here directly, the same element as before, so a playing line is not started again)."""
-    if coach.line_ready(text, persona.voice.model_copy(update={"rate": rate})):
-        _player(st, coach, text, persona, rate, autoplay)
+def when_made(ready: bool, draw: Callable[[object], None]) -> None:
+    """`draw(place)` here and now when the line is `ready` (made already; `place` is `st`), else
+    into a place kept for it here, at `draw_players`. Once: on the next run the line is made, and
+    what is drawn here directly is the same element as before (a playing line is not started again)."""
+    if ready:
+        draw(st)
         return
     slot = st.empty()
-    if not hasattr(_run, "players"):
-        _run.players = []
-    _run.players.append(lambda: _player(slot, coach, text, persona, rate, autoplay))
+    _waiting().append(lambda: draw(slot))
 
 
-def _player(place, coach: Coach, text: str, persona: Persona, rate: int, autoplay: bool) -> None:
-    try:
-        data = _speech(text, persona.voice.voice, rate, persona.voice.pitch, coach)
-    except CoachError as exc:
-        place.caption(f"(The voice is not available here: {exc}. Read the text instead.)")
-        return
-    place.audio(data, format="audio/wav", autoplay=autoplay)
+def _audio(coach: Coach, text: str, persona: Persona, rate: int, autoplay: bool = False) -> None:
+    """The line's player, drawn as soon as the line is made (`when_made`)."""
+
+    def draw(place) -> None:
+        try:
+            data = _speech(text, persona.voice.voice, rate, persona.voice.pitch, coach)
+        except CoachError as exc:
+            place.caption(f"(The voice is not available here: {exc}. Read the text instead.)")
+            return
+        place.audio(data, format="audio/wav", autoplay=autoplay)
+
+    when_made(coach.line_ready(text, persona.voice.model_copy(update={"rate": rate})), draw)
 
 
 def persona_line(coach: Coach, text: str, persona: Persona, *, current: bool, korean_text: str | None, key: str,
@@ -79,7 +88,6 @@ def persona_line(coach: Coach, text: str, persona: Persona, *, current: bool, ko
     slower_voice = persona.voice.model_copy(update={"rate": slower})
     if voice_on and current and not coach.line_ready(text, slower_voice):  # made beside the line itself
         coach.speak_ahead(text, slower_voice)
-    played = voice_on
     if voice_on:
         _audio(coach, text, persona, persona.voice.rate, autoplay=current and state.autoplay())
     if in_call and state.audio_on():
@@ -87,14 +95,14 @@ def persona_line(coach: Coach, text: str, persona: Persona, *, current: bool, ko
     if not current:
         return
     korean_text = korean_text if state.korean() else None
-    parts = [name for name, wanted in (("Show the text", hide), ("Slower replay", played), ("한국어", korean_text))
+    parts = [name for name, wanted in (("Show the text", hide), ("Slower replay", voice_on), ("한국어", korean_text))
              if wanted]
     if not parts:
         return
     with st.expander(" · ".join(parts)):
         if hide:
             st.markdown(widgets.line(text, literal))
-        if played:
+        if voice_on:
             _audio(coach, text, persona, slower)
         if korean_text:
             st.markdown(korean_text)

@@ -7,7 +7,7 @@ import streamlit as st
 
 from coach.errors import CoachError
 from coach.practice import escape_md
-from coach.ui import state, widgets
+from coach.ui import listening, state, widgets
 
 korean = state.korean()
 coach = state.coach()
@@ -35,17 +35,20 @@ def _audio(line: str, slow: bool) -> bytes | None:
         return None
 
 
-def _player(place, line: str, slow: bool, label: str) -> None:
-    spoken = _audio(line, slow)
-    if spoken is not None:
-        with place.container():
-            st.caption(label)
-            st.audio(spoken, format="audio/wav")
+def _player(line: str, slow: bool, label: str):
+    def draw(place) -> None:
+        spoken = _audio(line, slow)
+        if spoken is not None:
+            with place.container():
+                st.caption(label)
+                st.audio(spoken, format="audio/wav")
+
+    return draw
 
 
 # a line not made yet (0.3-0.5 s each in the natural voice, two per line) has its player drawn
 # after the whole page, in the place kept for it: the lines and their recorders come at once
-later: list = []
+listening.begin()
 
 
 def _words_md(result) -> str:
@@ -108,12 +111,8 @@ for index, line in enumerate(lines):
         listen, slowly = st.columns(2)
         for column, slow, label in ((listen, False, "Listen"), (slowly, True, "Slowly")):
             with column:
-                if coach.line_audio_ready(line.text, slow):
-                    _player(st, line.text, slow, label)
-                else:
-                    later.append((st.empty(), line.text, slow, label))
+                listening.when_made(coach.line_audio_ready(line.text, slow), _player(line.text, slow, label))
         recording = st.audio_input(f"Say line {index + 1}", sample_rate=16000, key=f"read-{card_id}-{index}")
         if recording is not None:
             _result(line.text, recording)
-for place, text, slow, label in later:
-    _player(place, text, slow, label)
+listening.draw_players()
