@@ -229,6 +229,9 @@ def pauses(half: str) -> None:
     if waits:
         print(f"    complete sentence, end of speech -> end of turn: median {statistics.median(waits):.2f} s, "
               f"p90 {pct(waits, 0.9):.2f} s (decode time not included)")
+        longer = sum(1 for wait in waits if wait > 1.0)
+        print(f"    complete sentences waiting longer than the short patience: {longer}/{len(waits)} "
+              f"({100 * longer / len(waits):.0f} %)")
 
 
 def main() -> None:

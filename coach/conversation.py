@@ -36,8 +36,10 @@ from coach.meeting import (
     TURN_OVER,
     BargeIn,
     FrameBridge,
+    Heard,
     _Turn,
     follow_turn,
+    heard_ending,
 )
 
 PERSONA = "persona"
@@ -63,15 +65,6 @@ class Reply:
     heard: str = ""  # the learner's answer as stored (its transcript)
     done: bool = False  # the session is over once the line is said
     note: str = ""  # for the page: why the answer was not taken (it is asked again)
-
-
-@dataclass(frozen=True)
-class Heard:
-    """`hearing`'s result: the text so far and, when it is a transcript of exactly the clip that
-    was decoded, the transcript itself (so the answer is not transcribed twice)."""
-
-    text: str
-    transcript: object | None = None
 
 
 @dataclass(frozen=True)
@@ -114,7 +107,8 @@ def hearing(model, options):
         if not windows:
             return Heard("")
         started = time.perf_counter()
-        segments = [s for window in windows for s in decode_speech(model, window, samples, options)]
+        decoded = [decode_speech(model, window, samples, options) for window in windows]
+        segments = [s for window_segments in decoded for s in window_segments]
         try:
             transcript = assemble(segments, len(samples) / audio_mod.SAMPLE_RATE, model,
                                   time.perf_counter() - started)
@@ -123,7 +117,11 @@ def hearing(model, options):
             # the turn may go on ("…": the unfinished patience); a whole answer in another language
             # ends after it, and the answer path says what to do. No words: not a turn
             return Heard("(not in English) …") if str(exc) == NOT_ENGLISH else Heard("")
-        return Heard(transcript.text, transcript)
+        # how the turn ends is asked of the last window only (the decoder hears at most 30 s)
+        last_text = " ".join(s.text.strip() for s in decoded[-1] if s.text.strip())
+        ending = heard_ending(model, windows[-1].audio(samples), last_text,
+                              [float(w.probability) for w in transcript.words] or None, options)
+        return Heard(transcript.text, transcript, ending)
 
     return hear
 

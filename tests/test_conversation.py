@@ -135,6 +135,39 @@ def test_a_pause_inside_an_unfinished_sentence_does_not_end_the_turn(coach, mode
     talk.close()
 
 
+def test_a_fragment_written_as_a_whole_sentence_does_not_end_the_turn(coach, model):
+    """Whisper leaves out the "and" said on the way into a pause and writes a full stop ("I have
+    checked the log yesterday."), so the words alone would end the turn after the short pause;
+    asked what comes after them with the audio stopping there, it expects more, and a 2 s pause
+    leaves the turn open. A whole sentence is still taken as one."""
+    from coach.meeting import COMPLETE_PAUSE_S, SURE_END_PROBABILITY, turn_patience
+    from coach.stt import DecodeOptions
+
+    def cut_as_a_turn(speech):  # as coach.meeting.follow_turn cuts a turn from the microphone
+        return np.concatenate([np.zeros(int(0.3 * RATE), dtype=np.float32), speech,
+                               np.zeros(int(0.2 * RATE), dtype=np.float32)])
+
+    fragment = spoken("I have checked the log yesterday and")
+    hear = conversation.hearing(model, DecodeOptions())
+    said = hear(cut_as_a_turn(fragment))
+    assert turn_patience(said.text) == COMPLETE_PAUSE_S, said.text  # the words alone end the turn
+    assert said.sentence_end is not None and said.sentence_end < SURE_END_PROBABILITY, said
+    whole = hear(cut_as_a_turn(spoken("I was the tech lead of the platform team for two years.")))
+    assert whole.sentence_end is not None and whole.sentence_end >= SURE_END_PROBABILITY, whole
+
+    view, talk = _talk(coach, model)
+    call = Call(talk)
+    call.until(conversation.LISTENING)
+    call.send(fragment)
+    call.silence(2.0)
+    assert talk.state == conversation.TURN, "still the learner's turn after a 2 s pause"
+    call.send(spoken("restarted the failed job."))
+    call.until(conversation.SPEAKING)
+    answered = (coach.resume(view.id).turns[0].answer_text or "").lower()
+    assert "log" in answered and "restarted" in answered, answered
+    talk.close()
+
+
 def test_a_line_of_several_sentences_starts_with_its_first_and_is_said_whole(coach, model):
     """The first sentence is synthesized before the line starts; the rest is made in the worker
     while it plays and follows after a short gap, or, when it is late, after silence: either way

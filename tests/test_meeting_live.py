@@ -11,6 +11,7 @@ import pytest
 from coach.meeting import (
     COMPLETE_PAUSE_S,
     OPEN_PAUSE_S,
+    SURE_END_PROBABILITY,
     UNFINISHED_PAUSE_S,
     LiveMeeting,
     judge,
@@ -54,6 +55,18 @@ def test_an_ending_the_recogniser_was_unsure_of_is_not_the_end_of_a_sentence():
     assert turn_patience("The migration is finished.", [0.99, 0.97, 0.98, 0.93]) == COMPLETE_PAUSE_S
     assert turn_patience("Yes.", [0.9]) == COMPLETE_PAUSE_S
     assert turn_patience("The checkpoint side was around.") == UNFINISHED_PAUSE_S  # a word that needs more
+
+
+def test_a_sentence_the_decoder_expects_to_go_on_waits_as_unfinished():
+    """Whisper writes "I have checked the log yesterday." for "… yesterday and": when it found a
+    sentence's end unlikely there (`sentence_end`), the turn waits as inside a clause; where it
+    was sure, or could not say (None), the words decide."""
+    text = "I have checked the log yesterday."
+    assert turn_patience(text, sentence_end=SURE_END_PROBABILITY - 0.01) == UNFINISHED_PAUSE_S
+    assert not turn_over(text, 2.0, None, SURE_END_PROBABILITY - 0.01)
+    assert turn_patience(text, sentence_end=SURE_END_PROBABILITY) == COMPLETE_PAUSE_S
+    assert turn_patience(text, sentence_end=None) == COMPLETE_PAUSE_S
+    assert turn_patience("I can go first", sentence_end=0.1) == OPEN_PAUSE_S  # only a closed sentence is in doubt
 
 
 class _Learner:
