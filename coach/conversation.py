@@ -120,7 +120,7 @@ def hearing(model, options):
         # how the turn ends is asked of the last window only (the decoder hears at most 30 s)
         last_text = " ".join(s.text.strip() for s in decoded[-1] if s.text.strip())
         ending = heard_ending(model, windows[-1].audio(samples), last_text,
-                              [float(w.probability) for w in transcript.words] or None, options)
+                              [float(w.probability) for w in transcript.words] or None)
         return Heard(transcript.text, transcript, ending)
 
     return hear

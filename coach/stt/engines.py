@@ -30,7 +30,7 @@ class SpeechEngine(Protocol):
 
     def decode_window(self, samples, options: DecodeOptions | None = None) -> list[RawSegment]: ...
 
-    def sentence_end_probability(self, samples, text: str, options: DecodeOptions | None = None) -> float | None: ...
+    def sentence_end_probability(self, samples, text: str) -> float | None: ...
 
 
 # a transcript's closing punctuation (and a quote or bracket after it)
@@ -51,7 +51,7 @@ class SpeechModel:
     def decode_window(self, samples, options: DecodeOptions | None = None) -> list[RawSegment]:
         raise NotImplementedError
 
-    def sentence_end_probability(self, samples, text: str, options: DecodeOptions | None = None) -> float | None:
+    def sentence_end_probability(self, samples, text: str) -> float | None:
         """How sure the decoder is that `text`, its transcript of `samples`, ends a sentence where it
         stops (None: this engine cannot say)."""
         return None
@@ -92,29 +92,30 @@ class FasterWhisperModel(SpeechModel):
             for s in segments
         ]
 
-    def sentence_end_probability(self, samples, text: str, options: DecodeOptions | None = None) -> float | None:
+    def sentence_end_probability(self, samples, text: str) -> float | None:
         """The decoder's probability that a full stop, question or exclamation mark (or the end of
         the text) comes next after the words of `text` without their closing punctuation, with
         `samples` (the audio `text` was decoded from, at most 30 s) as it is: not padded to
         Whisper's 30 s window, so that the decoder hears the audio stop where the learner stopped.
         Padded, Whisper puts a full stop after a fragment as surely as after a sentence; unpadded,
         it often expects the "and" or the noun it left out ("I have checked the log yesterday"
-        -> " and" 0.52). One decoder pass over the words, 0.05-0.1 s for a 5 s turn on 2 cores
-        (benchmarks/README.md, "Hands-free conversation")."""
+        -> " and"). No prompt (the words are given): one decoder pass over them, about 0.07 s for
+        a 5 s turn on 2 cores (benchmarks/README.md, "Hands-free conversation")."""
         import numpy as np
 
-        options = options or DecodeOptions()
         stem = _CLOSING.sub("", text).rstrip()
         if not stem or len(samples) == 0:
             return None
         whisper = self.model
         features = whisper.feature_extractor(samples)[..., :-1][..., : whisper.feature_extractor.nb_max_frames]
-        prompt = whisper.get_prompt(self._tokenizer, self._tokenizer.encode(" " + options.initial_prompt().strip()),
-                                    without_timestamps=True, prefix=stem)
+        prompt = whisper.get_prompt(self._tokenizer, [], without_timestamps=True, prefix=stem)
         forced = len(prompt) - prompt.index(self._tokenizer.no_timestamps) - 1  # the words' tokens
         result = whisper.model.generate(whisper.encode(features), [prompt], beam_size=1,
-                                        max_length=len(prompt) + 2, return_logits_vocab=True)[0]
-        logits = np.asarray(result.logits[0][forced], dtype=np.float64)  # one step per token from the words on
+                                        max_length=len(prompt) + forced + 2, return_logits_vocab=True)[0]
+        steps = result.logits[0]  # one per token from the words' first on
+        if len(steps) <= forced:
+            return None
+        logits = np.asarray(steps[forced], dtype=np.float64)
         probabilities = np.exp(logits - logits.max())
         return float(probabilities[self._sentence_end_tokens].sum() / probabilities.sum())
 
