@@ -335,10 +335,14 @@ def turn_patience(text: str, probabilities: list[float] | None = None, sentence_
 
 def heard_ending(model, samples, text: str, probabilities: list[float] | None) -> float | None:
     """`model.sentence_end_probability` of `text` (decoded from `samples`), asked only when its words
-    alone would end the turn after the short pause: the one case where it changes the patience."""
+    alone would end the turn after the short pause: the one case where it changes the patience.
+    A decoder error leaves the words to decide (the turn's transcript is not lost with it)."""
     if not re.search(r"[A-Za-z]", text) or turn_patience(text, probabilities) != COMPLETE_PAUSE_S:
         return None
-    return model.sentence_end_probability(samples, text)
+    try:
+        return model.sentence_end_probability(samples, text)
+    except (RuntimeError, ValueError):
+        return None
 
 
 def turn_over(text: str, silence_s: float, probabilities: list[float] | None = None,

@@ -14,6 +14,7 @@ from coach.meeting import (
     SURE_END_PROBABILITY,
     UNFINISHED_PAUSE_S,
     LiveMeeting,
+    heard_ending,
     judge,
     turn_over,
     turn_patience,
@@ -67,6 +68,26 @@ def test_a_sentence_the_decoder_expects_to_go_on_waits_as_unfinished():
     assert turn_patience(text, sentence_end=SURE_END_PROBABILITY) == COMPLETE_PAUSE_S
     assert turn_patience(text, sentence_end=None) == COMPLETE_PAUSE_S
     assert turn_patience("I can go first", sentence_end=0.1) == OPEN_PAUSE_S  # only a closed sentence is in doubt
+
+
+def test_the_sentence_end_is_asked_only_of_a_turn_the_words_would_end_and_never_loses_it():
+    class Decoder:
+        def __init__(self, fails=False):
+            self.asked, self.fails = [], fails
+
+        def sentence_end_probability(self, samples, text):
+            self.asked.append(text)
+            if self.fails:
+                raise RuntimeError("decoder failed")
+            return 0.2
+
+    decoder = Decoder()
+    assert heard_ending(decoder, np.zeros(RATE), "I have checked the log yesterday.", None) == 0.2
+    assert heard_ending(decoder, np.zeros(RATE), "I think we should", None) is None  # waits anyway
+    assert heard_ending(decoder, np.zeros(RATE), "The new cluster will ham.", [0.9, 0.9, 0.9, 0.3]) is None
+    assert heard_ending(decoder, np.zeros(RATE), "…", None) is None  # no words
+    assert decoder.asked == ["I have checked the log yesterday."]
+    assert heard_ending(Decoder(fails=True), np.zeros(RATE), "I have checked the log yesterday.", None) is None
 
 
 class _Learner:
