@@ -171,13 +171,31 @@ def wait_until_recorded(scope, seconds: float, timeout_s: float = 120) -> None:
     pytest.fail(f"the recorder never reached {needed} s: its time codes say {texts}, its buttons {labels}")
 
 
+def start_recording(scope, timeout_s: float = 60) -> None:
+    """Press Record on the st.audio_input in `scope` (a page or a locator) until it records.
+    Streamlit draws the Record button before the recorder behind it is set up (its code loads on
+    first show, as when an expander opens), and a press before that does nothing and says nothing
+    (AudioInput: `await recorder.current?.start()`): nothing was opened, so it is pressed again."""
+    record = scope.locator('[data-testid="stAudioInputActionButton"][aria-label="Record"]').first
+    stop = scope.locator('[data-testid="stAudioInputActionButton"][aria-label="Stop recording"]').first
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if stop.is_visible():
+            return
+        if record.is_visible():
+            record.click()
+        with contextlib.suppress(Exception):  # playwright's TimeoutError: not recording yet
+            stop.wait_for(state="visible", timeout=3000)
+    pytest.fail(f"the recorder did not start recording in {timeout_s:.0f} s of pressing Record")
+
+
 def answer_in_one_piece(page, recording: Path) -> None:
     """Answer with the one-piece recorder under the answer box, as a learner would: once the page's
     reruns after Start are over, open it, record until chromium's fake microphone has played all of
     `recording`, and stop (the recording is sent at once)."""
     wait_until_idle(page)
     page.get_by_text("No live microphone? Record in one piece").click()
-    page.locator('[data-testid="stAudioInputActionButton"][aria-label="Record"]').click()
+    start_recording(page)
     wait_until_recorded(page, wav_seconds(recording))
     page.locator('[data-testid="stAudioInputActionButton"]').first.click()
 

@@ -43,6 +43,7 @@ from tests.e2e.conftest import (
     answer_in_one_piece,
     launch_local,
     local_only,
+    start_recording,
     wait_until_recorded,
     wav_seconds,
 )
@@ -75,7 +76,7 @@ def _speech(text: str, path: Path) -> Path:
 
 def _record(page, scope, audio: Path) -> None:
     """Record with the recorder in `scope` until the fake microphone has played all of `audio`."""
-    scope.locator('[data-testid="stAudioInputActionButton"][aria-label="Record"]').first.click()
+    start_recording(scope)
     wait_until_recorded(scope, wav_seconds(audio))
     page.locator('[data-testid="stAudioInputActionButton"][aria-label="Stop recording"]').first.click()
 
@@ -176,9 +177,8 @@ def test_read_aloud_ratency_flags_latency_with_the_r_l_tip_and_reading_it_right_
             has_text="came through")
 
         def read(clip: str) -> None:
-            line.locator('[data-testid="stAudioInputActionButton"][aria-label="Record"]').click()
+            start_recording(line)  # recording: only now is the line said
             stop = line.locator('[data-testid="stAudioInputActionButton"][aria-label="Stop recording"]')
-            expect(stop).to_be_visible()  # recording: only now is the line said
             assert page.evaluate("b64 => window.__say(b64)", clip) > 3
             stop.click()
             expect(result.first).to_be_visible(timeout=120_000)
