@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 import threading
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -38,6 +38,7 @@ from coach.meeting import (
     FrameBridge,
     Heard,
     _Turn,
+    _word_probabilities,
     follow_turn,
     heard_ending,
 )
@@ -117,11 +118,11 @@ def hearing(model, options):
             # the turn may go on ("…": the unfinished patience); a whole answer in another language
             # ends after it, and the answer path says what to do. No words: not a turn
             return Heard("(not in English) …") if str(exc) == NOT_ENGLISH else Heard("")
+        heard = Heard(transcript.text, transcript)
         # how the turn ends is asked of the last window only (the decoder hears at most 30 s)
         last_text = " ".join(s.text.strip() for s in decoded[-1] if s.text.strip())
-        ending = heard_ending(model, windows[-1].audio(samples), last_text,
-                              [float(w.probability) for w in transcript.words] or None)
-        return Heard(transcript.text, transcript, ending)
+        ending = heard_ending(model, windows[-1].audio(samples), last_text, _word_probabilities(heard))
+        return replace(heard, sentence_end=ending)
 
     return hear
 

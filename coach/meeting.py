@@ -334,13 +334,13 @@ def turn_patience(text: str, probabilities: list[float] | None = None, sentence_
 
 
 def heard_ending(model, samples, text: str, probabilities: list[float] | None) -> float | None:
-    """`model.sentence_end_probability` of `text` (decoded from `samples`), asked only when its words
+    """`model.sentence_end_probability` of `text`'s words (decoded from `samples`), asked only when they
     alone would end the turn after the short pause: the one case where it changes the patience.
     A decoder error leaves the words to decide (the turn's transcript is not lost with it)."""
     if not re.search(r"[A-Za-z]", text) or turn_patience(text, probabilities) != COMPLETE_PAUSE_S:
         return None
     try:
-        return model.sentence_end_probability(samples, text)
+        return model.sentence_end_probability(samples, _COMPLETE_END.sub("", text.strip()).rstrip())
     except (RuntimeError, ValueError):
         return None
 

@@ -399,7 +399,8 @@ class Coach:
     def prepare_speech(self) -> None:
         """Load the speech model (once per process) and decode a second of silence, so that the
         first real segment is not slowed by lazy initialisation (measured: 0.94 s for the first
-        sentence, 0.4-0.5 s after), and the natural voice. CoachError when the model cannot be loaded."""
+        sentence, 0.4-0.5 s after), the hands-free turn-end check and the natural voice. CoachError
+        when the model cannot be loaded."""
         import numpy as np
 
         from coach import tts
@@ -408,6 +409,7 @@ class Coach:
         model = load_model(self.settings)
         try:
             model.decode_window(np.zeros(16000, dtype=np.float32))
+            model.sentence_end_probability(np.zeros(16000, dtype=np.float32), "Hello")  # the turn-end check
         except Exception:  # noqa: BLE001 - warming up is only an optimisation
             pass
         tts.warm_up(self.settings)  # the persona's and the model line's voice, before the first line

@@ -75,8 +75,8 @@ def test_the_sentence_end_is_asked_only_of_a_turn_the_words_would_end_and_never_
         def __init__(self, fails=False):
             self.asked, self.fails = [], fails
 
-        def sentence_end_probability(self, samples, text):
-            self.asked.append(text)
+        def sentence_end_probability(self, samples, words):
+            self.asked.append(words)
             if self.fails:
                 raise RuntimeError("decoder failed")
             return 0.2
@@ -86,7 +86,7 @@ def test_the_sentence_end_is_asked_only_of_a_turn_the_words_would_end_and_never_
     assert heard_ending(decoder, np.zeros(RATE), "I think we should", None) is None  # waits anyway
     assert heard_ending(decoder, np.zeros(RATE), "The new cluster will ham.", [0.9, 0.9, 0.9, 0.3]) is None
     assert heard_ending(decoder, np.zeros(RATE), "…", None) is None  # no words
-    assert decoder.asked == ["I have checked the log yesterday."]
+    assert decoder.asked == ["I have checked the log yesterday"]  # its words, without the full stop
     assert heard_ending(Decoder(fails=True), np.zeros(RATE), "I have checked the log yesterday.", None) is None
 
 

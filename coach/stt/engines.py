@@ -8,7 +8,6 @@ Loading (which model, which device, digest checks) is in `coach.stt.loading`."""
 
 from __future__ import annotations
 
-import re
 import threading
 from dataclasses import dataclass
 from functools import cached_property
@@ -30,11 +29,7 @@ class SpeechEngine(Protocol):
 
     def decode_window(self, samples, options: DecodeOptions | None = None) -> list[RawSegment]: ...
 
-    def sentence_end_probability(self, samples, text: str) -> float | None: ...
-
-
-# a transcript's closing punctuation (and a quote or bracket after it)
-_CLOSING = re.compile(r"[.?!][\"'”’)]*\s*$")
+    def sentence_end_probability(self, samples, words: str) -> float | None: ...
 
 
 @dataclass
@@ -51,9 +46,9 @@ class SpeechModel:
     def decode_window(self, samples, options: DecodeOptions | None = None) -> list[RawSegment]:
         raise NotImplementedError
 
-    def sentence_end_probability(self, samples, text: str) -> float | None:
-        """How sure the decoder is that `text`, its transcript of `samples`, ends a sentence where it
-        stops (None: this engine cannot say)."""
+    def sentence_end_probability(self, samples, words: str) -> float | None:
+        """How sure the decoder is that a sentence ends after `words` (its transcript of `samples`,
+        closing punctuation taken off); None: this engine cannot say."""
         return None
 
 
@@ -92,24 +87,26 @@ class FasterWhisperModel(SpeechModel):
             for s in segments
         ]
 
-    def sentence_end_probability(self, samples, text: str) -> float | None:
+    def sentence_end_probability(self, samples, words: str) -> float | None:
         """The decoder's probability that a full stop, question or exclamation mark (or the end of
-        the text) comes next after the words of `text` without their closing punctuation, with
-        `samples` (the audio `text` was decoded from, at most 30 s) as it is: not padded to
-        Whisper's 30 s window, so that the decoder hears the audio stop where the learner stopped.
-        Padded, Whisper puts a full stop after a fragment as surely as after a sentence; unpadded,
-        it often expects the "and" or the noun it left out ("I have checked the log yesterday"
-        -> " and"). No prompt (the words are given): one decoder pass over them, about 0.07 s for
-        a 5 s turn on 2 cores (benchmarks/README.md, "Hands-free conversation")."""
+        the text) comes next after `words` (its transcript of `samples` without the closing
+        punctuation), with `samples` (at most 30 s) as they are: not padded to Whisper's 30 s
+        window, so that the decoder hears the audio stop where the learner stopped. Padded, Whisper
+        puts a full stop after a fragment as surely as after a sentence; unpadded, it often expects
+        the "and" or the noun it left out ("I have checked the log yesterday" -> " and"). No
+        prompt (the words are given): one decoder pass over them, about 0.07 s for a 5 s turn on 2
+        cores (benchmarks/README.md, "Hands-free conversation")."""
         import numpy as np
 
-        stem = _CLOSING.sub("", text).rstrip()
+        stem = words.strip()
         if not stem or len(samples) == 0:
             return None
         whisper = self.model
         features = whisper.feature_extractor(samples)[..., :-1][..., : whisper.feature_extractor.nb_max_frames]
         prompt = whisper.get_prompt(self._tokenizer, [], without_timestamps=True, prefix=stem)
         forced = len(prompt) - prompt.index(self._tokenizer.no_timestamps) - 1  # the words' tokens
+        # max_length is counted differently with and without a prompt: this bound leaves room for
+        # the forced words and the step after them either way
         result = whisper.model.generate(whisper.encode(features), [prompt], beam_size=1,
                                         max_length=len(prompt) + forced + 2, return_logits_vocab=True)[0]
         steps = result.logits[0]  # one per token from the words' first on
