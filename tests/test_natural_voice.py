@@ -86,7 +86,9 @@ def test_personas_on_one_voice_keep_their_own_pitch_and_pace(settings):
     pitches = [median_pitch_hz(data) for data in (low, middle, high)]
     assert pitches[0] < pitches[1] * 0.92 and pitches[2] > pitches[1] * 1.08, pitches
     slow = tts.synthesize(LINE, Voice(voice="en-us", rate=110, pitch=50), settings)
-    assert seconds(slow) > seconds(middle) * 1.25, (seconds(slow), seconds(middle))
+    # 110 against 165 words a minute: about 1.32 times as long over 25 renders (1.25-1.44; Piper
+    # draws each phone's duration at random, and the pauses at the ends do not stretch)
+    assert seconds(slow) > seconds(middle) * 1.15, (seconds(slow), seconds(middle))
 
 
 def longest_digital_silence_s(data: bytes) -> float:
