@@ -127,6 +127,26 @@ def test_wer_on_real_human_speech():
     assert error <= 0.08, (error, transcript.text)
 
 
+@pytest.mark.parametrize("said", ["Yesterday I finished the login page.",
+                                  "I need a review from the design team by Friday."])
+def test_each_speech_window_is_one_encoder_pass(speech_model, monkeypatch, said):  # noqa: F811 - the fixture
+    """With word timestamps faster-whisper would run a second 30 s pass over the padding after a
+    window's last word (0.25-0.3 s on 2 cores; where it found words, made-up ones: " me."); a
+    turn as the hands-free conversation hears it is one pass, and its last word is kept."""
+    from tests.speech_frames import spoken
+
+    samples = np.concatenate([np.zeros(4800, np.float32), spoken(said), np.zeros(3200, np.float32)])
+    encoder = speech_model.model
+    passes = []
+    real_encode = encoder.encode
+    monkeypatch.setattr(encoder, "encode", lambda features: passes.append(1) or real_encode(features))
+    windows = stt.speech_windows(samples)
+    segments = [s for window in windows for s in stt.decode_speech(speech_model, window, samples, stt.DecodeOptions())]
+    assert len(passes) == len(windows) == 1
+    heard = normalise(" ".join(w.word for segment in segments for w in segment.words))
+    assert heard.split()[-1] == normalise(said).split()[-1], heard
+
+
 def test_transcribe_json_contract_via_cli(tmp_path):
     result = run("transcribe", str(fixture("answer.flac")), "--format", "json")
     assert result.returncode == 0, result.stderr

@@ -13,10 +13,20 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, Protocol
 
+from coach.audio import SAMPLE_RATE
 from coach.errors import AudioError
 from coach.stt.checks import NOT_ENGLISH
 from coach.stt.options import DecodeOptions
 from coach.stt.types import RawSegment, Word
+
+
+# With word timestamps, faster-whisper moves on to the last word's end and runs a second pass
+# (a whole 30 s encoder pass, 0.25-0.3 s on 2 cores) over what is left of the window. Once a
+# segment ends this close to the window's end, what is left is the speech window's padding
+# (`VAD_PAD_MS`, and Whisper's word ends fall up to 0.3 s early on people's speech): that pass is not
+# run. Over 84 windows (espeak-ng turns, LibriVox and JFK) the rest after the last word was 0.02-0.56
+# s and its pass found no word but two made up (" me.", " end."; benchmarks/README.md).
+WINDOW_TAIL_S = 1.0
 
 
 class SpeechEngine(Protocol):
@@ -71,8 +81,10 @@ class FasterWhisperModel(SpeechModel):
         )
         if multilingual and info.language != "en" and info.language_probability > 0.5:
             raise AudioError(NOT_ENGLISH)
-        return [
-            RawSegment(
+        out = []
+        padding_from = len(samples) / SAMPLE_RATE - WINDOW_TAIL_S
+        for s in segments:  # a generator: the decoder's next pass runs only when asked for
+            out.append(RawSegment(
                 start=s.start,
                 end=s.end,
                 text=s.text,
@@ -83,9 +95,10 @@ class FasterWhisperModel(SpeechModel):
                     Word(word=w.word, start=w.start, end=w.end, probability=w.probability)
                     for w in (s.words or [])
                 ],
-            )
-            for s in segments
-        ]
+            ))
+            if s.end >= padding_from:
+                break
+        return out
 
     def sentence_end_probability(self, samples, words: str) -> float | None:
         """The decoder's probability that a full stop, question or exclamation mark (or the end of
