@@ -322,7 +322,7 @@ def turn_patience(text: str, probabilities: list[float] | None = None, sentence_
     `OPEN_PAUSE_S` for words without closing punctuation. Nothing recognised (a cough, a breath):
     nothing to wait for."""
     text = text.strip()
-    words = re.findall(r"[A-Za-z']+", text.lower().replace("’", "'"))
+    words = re.findall(r"[A-Za-z0-9']+", text.lower().replace("’", "'"))
     if not words:
         return COMPLETE_PAUSE_S
     if words[-1] in _CONTINUES or _UNFINISHED_END.search(text) or unsure_ending(probabilities or []):

@@ -26,7 +26,8 @@ CHUNK = 320  # 20 ms, as WebRTC delivers it
 
 
 @pytest.mark.parametrize("text", ["I can go first, if that's okay.", "Sorry, could you repeat the date?",
-                                  "Oh, sorry, go ahead, Ravi!"])
+                                  "Oh, sorry, go ahead, Ravi!", "We cut the training time from 10 hours to 6.",
+                                  "The p95 went down to 180 ms."])
 def test_a_complete_sentence_ends_the_turn_after_a_short_pause(text):
     assert turn_patience(text) == COMPLETE_PAUSE_S
     assert turn_over(text, COMPLETE_PAUSE_S) and not turn_over(text, COMPLETE_PAUSE_S - 0.1)
@@ -35,7 +36,7 @@ def test_a_complete_sentence_ends_the_turn_after_a_short_pause(text):
 @pytest.mark.parametrize("text", ["I think we should", "I see why one weekend is attractive, but",
                                   "Sorry, can I jump in for a second, because", "The nodes arrive on the.",
                                   "Could we move one team first and, um", "I'd like to add something -",
-                                  "So my question is...", "Let me just"])
+                                  "So my question is...", "Let me just", "We cut it from 10 hours to"])
 def test_a_pause_inside_an_unfinished_clause_waits_longer(text):
     assert turn_patience(text) == UNFINISHED_PAUSE_S
     assert not turn_over(text, 2.0) and turn_over(text, UNFINISHED_PAUSE_S)
