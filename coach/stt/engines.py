@@ -19,7 +19,6 @@ from coach.stt.checks import NOT_ENGLISH
 from coach.stt.options import DecodeOptions
 from coach.stt.types import RawSegment, Word
 
-
 # With word timestamps, faster-whisper moves on to the last word's end and runs a second pass
 # (a whole 30 s encoder pass, 0.25-0.3 s on 2 cores) over what is left of the window. Once a
 # segment ends this close to the window's end, what is left is the speech window's padding
