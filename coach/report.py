@@ -124,8 +124,8 @@ def retell_markdown(summary: Summary) -> str:
     r = summary.retell
     if r is None:
         return ""
-    spoken = f", {r.retell_seconds:.0f} s (target {r.target_seconds} s)" if r.retell_seconds else \
-        f" (target {r.target_seconds} s spoken)"
+    spoken = f", {r.retell_seconds:.0f} s; target {r.target_seconds} s" if r.retell_seconds else \
+        f"; target {r.target_seconds} s spoken"
     lines = [f"**Your retell compared with your first answer:** {r.retell_met} of {r.of} criteria in one answer "
              f"({r.retell_words} words{spoken}); "
              f"your first answer had {r.first_met} of {r.of} ({r.first_words} words)."]

@@ -14,7 +14,7 @@ from coach.errors import (
     UnknownCardError,
     UnknownPersonaError,
 )
-from coach.report import history, markdown_report
+from coach.report import history, markdown_report, retell_markdown
 from coach.session import PracticeEngine
 from coach.store import Store
 from coach.summary import summarise
@@ -245,3 +245,14 @@ def test_unreachable_llm_falls_back_with_a_note_and_loses_nothing(library, tmp_p
     assert any(q in result.next_prompt for q in card.criterion("measured_results").follow_ups)
     assert result.scorecard.llm["status"] == "unavailable"
     assert engine.load(view.id).turns[0].answer_text == NO_NUMBERS_NO_TEAM
+
+
+def test_the_retell_line_says_words_and_target_without_nested_brackets(engine):
+    view = engine.start("gpu-cluster-optimization")
+    card = engine.library.card("gpu-cluster-optimization")
+    engine.submit(view.id, card.model_answers[1].text)
+    engine.submit(view.id, "The hardest part was finding the extra hops in the trace.")
+    engine.submit(view.id, "I cut the step time on the TPU pod by removing recompiles.")
+    line = retell_markdown(summarise(engine.load(view.id)))
+    assert "words; target 90 s spoken)" in line
+    assert "((" not in line and line.count("(") == line.count(")") == 2
