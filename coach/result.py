@@ -10,6 +10,7 @@ criteria in each, so its keys are `<card turn>/<criterion id>`.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 
 from coach.content.schema import Card
@@ -208,8 +209,16 @@ def session_result(card: Card | None, turns: list[Turn]) -> SessionResult:
             else:
                 state.met, state.turn = True, index
                 delta.added.append(key)
-            state.evidence += [e for e in verdict.get("evidence") or [] if e not in state.evidence]
+            for quote in verdict.get("evidence") or []:
+                if _quote_key(quote) not in {_quote_key(e) for e in state.evidence}:
+                    state.evidence.append(quote)
         delta.missing = [c.key for c in result.missing()]
         delta.met_so_far, delta.of = result.met, result.of
         result.deltas[index] = delta
     return result
+
+
+def _quote_key(quote: str) -> str:
+    """A quote's words, lower case: the same sentence said again in a later answer ("utilization
+    went from 40% to 83%" in the retell) is one piece of evidence, not two."""
+    return " ".join(re.findall(r"[\w%.]+(?<!\.)", quote.lower()))

@@ -256,3 +256,16 @@ def test_the_retell_line_says_words_and_target_without_nested_brackets(engine):
     line = retell_markdown(summarise(engine.load(view.id)))
     assert "words; target 90 s spoken)" in line
     assert "((" not in line and line.count("(") == line.count(")") == 2
+
+
+def test_a_sentence_said_again_in_the_retell_is_one_piece_of_evidence(engine):
+    view = engine.start("gpu-cluster-optimization")
+    engine.submit(view.id, "I owned the JAX training loop on a TPU pod. I profiled the steps and found recompiles "
+                           "from dynamic shapes, so I rewrote the jit boundaries. We considered rewriting the input "
+                           "pipeline but rejected it. I did the profiling while my teammate Jisoo handled the data "
+                           "loader. Utilization went from 40% to 83%. If I did it again, I would add a recompilation "
+                           "check to CI from day one.")
+    engine.submit(view.id, "I would add a recompile check to CI from day one.")
+    engine.submit(view.id, "I cut the step time on the TPU pod by removing recompiles; utilization went from 40% to 83%.")
+    quotes = [q for row in summarise(engine.load(view.id)).criteria for q in row.evidence if "83%" in q]
+    assert quotes and len({q.lower().rstrip(".") for q in quotes}) == len(quotes), quotes
