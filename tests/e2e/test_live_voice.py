@@ -105,6 +105,27 @@ def _listening_text(page) -> str:
     return page.evaluate(f"() => {LISTENING_JS}")
 
 
+def _wait_showing_the_page(page, expression: str, arg=None, timeout_ms: int = 120_000) -> None:
+    """`page.wait_for_function`, failing with what the page and the recorder showed (a rare wait
+    past two minutes after Stop, seen on a loaded machine, left nothing to read)."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    try:
+        page.wait_for_function(expression, arg=arg, timeout=timeout_ms)
+    except PlaywrightTimeout:
+        script = page.locator('[data-testid="stApp"]').get_attribute("data-test-script-state")
+        recorder = " | ".join(_frame_text(frame) for frame in page.frames[1:])
+        pytest.fail(f"waited {timeout_ms / 1000:.0f} s; script {script}; recorder: {recorder[-500:]}\n"
+                    f"page: {page.locator('body').inner_text()[-3000:]}")
+
+
+def _frame_text(frame) -> str:
+    try:
+        return frame.evaluate("() => document.body.innerText")
+    except Exception as exc:  # noqa: BLE001 - a frame that went away says so
+        return f"({type(exc).__name__})"
+
+
 def test_stop_alone_brings_the_scorecard_and_the_follow_up(app_url, spoken_answer):
     from playwright.sync_api import sync_playwright
 
@@ -119,14 +140,14 @@ def test_stop_alone_brings_the_scorecard_and_the_follow_up(app_url, spoken_answe
             "() => /network team|collective/i.test(document.body.innerText)", timeout=120_000)
         page.wait_for_timeout(1_500)
         recorder.get_by_role("button", name="Stop").click()  # the only click of the turn
-        page.wait_for_function(
+        _wait_showing_the_page(
+            page,
             """(questions) => {
                 const text = document.body.innerText;
                 return questions.some(q => text.includes(q)) && text.includes("criteria met")
                     && !text.includes("Listening") && text.includes("Correct the transcript and re-score");
             }""",
-            arg=FOLLOW_UPS,
-            timeout=120_000,
+            FOLLOW_UPS,
         )
         body = page.locator("body").inner_text()
         assert "went from" in body  # evidence quoted from the transcript
