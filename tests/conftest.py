@@ -17,6 +17,9 @@ COACH = str(REPO / ".venv" / "bin" / "coach")
 SLOW_MARKS = ("e2e", "llm_server")
 
 
+# tryfirst: pytest-xdist reads the group marks in its own collection hook, which would otherwise
+# run before this one and see none (tests/test_suite_layout.py)
+@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config, items):
     for item in items:
         if any(item.get_closest_marker(mark) for mark in SLOW_MARKS):
