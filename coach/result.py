@@ -209,8 +209,10 @@ def session_result(card: Card | None, turns: list[Turn]) -> SessionResult:
             else:
                 state.met, state.turn = True, index
                 delta.added.append(key)
+            quoted = {_quote_key(e) for e in state.evidence}
             for quote in verdict.get("evidence") or []:
-                if _quote_key(quote) not in {_quote_key(e) for e in state.evidence}:
+                if _quote_key(quote) not in quoted:
+                    quoted.add(_quote_key(quote))
                     state.evidence.append(quote)
         delta.missing = [c.key for c in result.missing()]
         delta.met_so_far, delta.of = result.met, result.of
@@ -221,4 +223,4 @@ def session_result(card: Card | None, turns: list[Turn]) -> SessionResult:
 def _quote_key(quote: str) -> str:
     """A quote's words, lower case: the same sentence said again in a later answer ("utilization
     went from 40% to 83%" in the retell) is one piece of evidence, not two."""
-    return " ".join(re.findall(r"[\w%.]+(?<!\.)", quote.lower()))
+    return " ".join(re.sub(r"[^\w%]+", " ", quote.lower()).split())

@@ -19,7 +19,7 @@ pytestmark = pytest.mark.e2e
 
 
 @pytest.mark.parametrize("n", range(6))
-def test_browser(n, tmp_path_factory):
+def test_browser(n):
     with open(os.environ["WORKERS_FILE"], "a") as out:
         out.write(os.environ.get("PYTEST_XDIST_WORKER", "none") + "\\n")
 '''
