@@ -6,6 +6,7 @@ nothing.
     .venv/bin/python benchmarks/conversation.py [--runs 12] [--uncached]   # (a) and (b)
     .venv/bin/python benchmarks/conversation.py --pauses dev        # (c) on the dev half
     .venv/bin/python benchmarks/conversation.py --pauses test       # (c) on the test half (once)
+    .venv/bin/python benchmarks/conversation.py --pauses fresh      # (c) a second writer's set, held out
 
 (a) and (b) in the real page (chromium, WebRTC): benchmarks/conversation_browser.py.
 
@@ -20,7 +21,8 @@ nothing.
     2.0 s, then `after`: cut off when the turn ended during the pause. For complete items: the
     time from the end of speech to the end of the turn. Decoded at once (no worker thread), so the
     turn ends as early as the rules allow: a conservative count of cut-offs (a real decode only
-    ends a turn later).
+    ends a turn later). The ids of the items cut off at the longest pause are printed last (read
+    them for the dev half only).
 """
 
 from __future__ import annotations
@@ -210,6 +212,7 @@ def pauses(half: str) -> None:
         return ends, (over[0] if over else float("inf"))
 
     cut = {1.0: 0, 1.5: 0, 2.0: 0}
+    cut_at_longest: list[str] = []
     unfinished = [i for i in items if not i["complete"]]
     for item in unfinished:
         before, after = spoken(item["before"]), spoken(item["after"])
@@ -218,6 +221,8 @@ def pauses(half: str) -> None:
                                    np.zeros(int(pause * RATE), dtype=np.float32), after])
             if over < ends[2] - 0.01:  # ended before the rest of the sentence began
                 cut[pause] += 1
+                if pause == max(cut):
+                    cut_at_longest.append(item["id"])
     waits = []
     for item in (i for i in items if i["complete"]):
         ends, over = turn_end([np.zeros(int(0.3 * RATE), dtype=np.float32), spoken(item["before"])])
@@ -232,12 +237,13 @@ def pauses(half: str) -> None:
         longer = sum(1 for wait in waits if wait > 1.0)
         print(f"    complete sentences waiting longer than the short patience: {longer}/{len(waits)} "
               f"({100 * longer / len(waits):.0f} %)")
+    print(f"    cut off at a {max(cut):.1f} s pause: {' '.join(cut_at_longest) or 'none'}")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--runs", type=int, default=12)
-    parser.add_argument("--pauses", choices=["dev", "test"])
+    parser.add_argument("--pauses", choices=["dev", "test", "fresh"])
     parser.add_argument("--uncached", action="store_true",
                         help="(a) with the persona's next line never said before (its voice made after the turn)")
     args = parser.parse_args()
