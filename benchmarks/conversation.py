@@ -21,8 +21,10 @@ nothing.
     2.0 s, then `after`: cut off when the turn ended during the pause. For complete items: the
     time from the end of speech to the end of the turn. Decoded at once (no worker thread), so the
     turn ends as early as the rules allow: a conservative count of cut-offs (a real decode only
-    ends a turn later). The ids of the items cut off at the longest pause are printed last (read
-    them for the dev half only).
+    ends a turn later). Each turn cut off is played again with the persona saying a 3 s line
+    after it: taken back when the learner going on (`after`) made it one whole answer
+    (coach.conversation TAKE_BACK_S), and how long the line sounded before it stopped. The ids of
+    the items cut off at the longest pause are printed last (read them for the dev half only).
 """
 
 from __future__ import annotations
@@ -211,16 +213,45 @@ def pauses(half: str) -> None:
         over = [t for kind, t in talk.events if kind == "turn over"]
         return ends, (over[0] if over else float("inf"))
 
+    line = np.full(int(3 * RATE), 0.05, dtype=np.float32)  # the persona's next line: 3 s of sound
+
+    def going_on(parts: list[np.ndarray]) -> tuple[bool, float]:
+        """A turn cut off, with the persona saying a line after it: whether the learner going on
+        took the answer back (one whole answer), and how long the line sounded before it stopped."""
+        calls: list[bool] = []
+
+        def answer(_samples, _transcript, continued: bool = False) -> Reply:
+            calls.append(continued)
+            return Reply("What happened next?")
+
+        talk = LiveConversation("", lambda text: line if text else np.zeros(0, dtype=np.float32), hear, answer,
+                                background=False)
+        talk.state = "listening"
+        clock = Clock(talk, real_time=False)
+        for part in parts:
+            clock.feed(part)
+        clock.until(lambda: len(calls) >= 2, 6.0)
+        over = next(t for kind, t in talk.events if kind == "turn over")
+        sounded = clock.first_sound_after(over)
+        heard_for = clock.silent_for_good_after(over) - sounded if sounded is not None else 0.0
+        return any(calls[1:]), heard_for
+
     cut = {1.0: 0, 1.5: 0, 2.0: 0}
+    taken_back = {pause: 0 for pause in cut}
+    talked_over: list[float] = []
     cut_at_longest: list[str] = []
     unfinished = [i for i in items if not i["complete"]]
     for item in unfinished:
         before, after = spoken(item["before"]), spoken(item["after"])
         for pause in cut:
-            ends, over = turn_end([np.zeros(int(0.3 * RATE), dtype=np.float32), before,
-                                   np.zeros(int(pause * RATE), dtype=np.float32), after])
+            parts = [np.zeros(int(0.3 * RATE), dtype=np.float32), before,
+                     np.zeros(int(pause * RATE), dtype=np.float32), after]
+            ends, over = turn_end(parts)
             if over < ends[2] - 0.01:  # ended before the rest of the sentence began
                 cut[pause] += 1
+                whole, heard_for = going_on(parts)
+                taken_back[pause] += whole
+                talked_over.append(heard_for)
                 if pause == max(cut):
                     cut_at_longest.append(item["id"])
     waits = []
@@ -230,7 +261,11 @@ def pauses(half: str) -> None:
     print(f"(c) pauses, {half} half: {len(unfinished)} unfinished, {len(waits)} complete")
     for pause, count in cut.items():
         print(f"    pause {pause:.1f} s inside an unfinished sentence: cut off {count}/{len(unfinished)} "
-              f"({100 * count / max(1, len(unfinished)):.1f} %)")
+              f"({100 * count / max(1, len(unfinished)):.1f} %); of those, taken back by going on "
+              f"{taken_back[pause]}/{count}")
+    if talked_over:
+        print(f"    a cut-off turn's persona line sounded before it stopped: median "
+              f"{statistics.median(talked_over):.2f} s, max {max(talked_over):.2f} s (n={len(talked_over)})")
     if waits:
         print(f"    complete sentence, end of speech -> end of turn: median {statistics.median(waits):.2f} s, "
               f"p90 {pct(waits, 0.9):.2f} s (decode time not included)")

@@ -11,9 +11,13 @@ runs the turn through the same path as the turn-based voice answer (the recordin
 then scored, followed up and stored: `Coach.send_audio`) and returns the persona's next line
 (`Reply`), which is spoken by itself, and so on until the session is done. If the learner
 starts talking while the persona speaks, the persona stops (`coach.meeting.BargeIn`) and the
-learner's turn starts there. A line of several sentences starts sounding once its first sentence
-is synthesized; the rest is made in the worker while that plays (a natural voice takes 0.1-0.4 s
-a line: benchmarks/README.md, "Text-to-speech").
+learner's turn starts there. A learner who goes on within `TAKE_BACK_S` of their last word (the
+turn was taken as over at a pause inside a sentence: "We rolled it back … after the second
+outage") was still in their answer: the persona's line is withheld (or stopped, if it began), the
+answer is taken back (`Coach.talk_hands_free`: kept as a revision, its follow-up withdrawn) and
+the whole recording, from its first word, answers again. A line of several sentences starts
+sounding once its first sentence is synthesized; the rest is made in the worker while that plays
+(a natural voice takes 0.1-0.4 s a line: benchmarks/README.md, "Text-to-speech").
 
 No Streamlit here: the audio thread calls `step` (through `coach.meeting.FrameBridge`), the
 page reads `now()`.
@@ -34,6 +38,7 @@ from coach.meeting import (
     ONSET_GAP_S,
     SPEECH_RMS,
     TURN_OVER,
+    UNFINISHED_PAUSE_S,
     BargeIn,
     FrameBridge,
     Heard,
@@ -50,6 +55,9 @@ SPEAKING, LISTENING, TURN, THINKING, OVER = "speaking", "listening", "turn", "th
 SAY_AGAIN = "Sorry, I didn't catch that. Could you say it again?"
 SENTENCE_GAP_S = 0.2  # between a line's first sentence and the rest, made apart
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z\"“])")
+# the learner speaking again this soon after their last word was still in their answer: the
+# longest the turn would have waited had it known the sentence was unfinished
+TAKE_BACK_S = UNFINISHED_PAUSE_S
 
 
 def first_sentence(line: str) -> tuple[str, str]:
@@ -66,6 +74,15 @@ class Reply:
     heard: str = ""  # the learner's answer as stored (its transcript)
     done: bool = False  # the session is over once the line is said
     note: str = ""  # for the page: why the answer was not taken (it is asked again)
+
+
+@dataclass(frozen=True)
+class _Answered:
+    """A turn taken as over, which the learner may still go on with."""
+
+    samples: np.ndarray  # its recording, as answered
+    speech_end: float  # the learner's last loud moment (stream seconds)
+    clip_end: float  # where its recording ends
 
 
 @dataclass(frozen=True)
@@ -162,6 +179,17 @@ class LiveConversation:
         # "barge-in" (its time is when the persona fell silent; `barge_ins` has the onsets)
         self.events: list[tuple[str, float]] = []
         self.barge_ins: list[tuple[float, float]] = []  # (the learner's onset, the persona silent)
+        # going on with an answer (TAKE_BACK_S): the turn being run, the last one answered, the
+        # learner's voice heard while the turn runs, the reply withheld for it
+        self._running: _Answered | None = None
+        self._answered: _Answered | None = None
+        self._going_on = BargeIn(rate)
+        self._went_on_at: float | None = None
+        self._withheld: tuple[Reply, np.ndarray | None, Future | np.ndarray | None] | None = None
+        self._continues: _Answered | None = None  # the turn followed now goes on with this answer
+        self._same_caption = False  # ... and its words go on in the answer's own caption
+        self._prefix = ""  # that caption's words before the turn went on
+        self._running_continues = False
         voice, rest = self._voiced(opening)
         self._say(opening, voice, 0.0, rest)
 
@@ -194,6 +222,7 @@ class LiveConversation:
             if self.state == TURN:
                 self._following(now + dt, loud)
             if self.state == THINKING:
+                self._hear_going_on(mic, now)
                 self._waiting(now + dt)
             if self.state not in (TURN, THINKING):
                 self._trim()
@@ -209,7 +238,11 @@ class LiveConversation:
             last = self.captions[-1]
             self.captions[-1] = Said(last.t, last.speaker, last.text, False, cut=True)
             self._rest = None
+            answered = self._answered
             self._start_turn(began)
+            if answered is not None and began - answered.speech_end <= TAKE_BACK_S:
+                self._continues = answered
+                self.events.append(("taken back", now))
             return np.zeros(n, dtype=np.float32)
         if offset >= len(self._voice):
             if not self._append_rest(offset):
@@ -223,6 +256,7 @@ class LiveConversation:
     def _done_speaking(self) -> None:
         last = self.captions[-1]
         self.captions[-1] = Said(last.t, last.speaker, last.text, False, last.cut)
+        self._answered = None  # its line heard whole: what the learner says next answers it
         self.state = OVER if self._closing else LISTENING
         if self._barge_in is not None:
             self._barge_in.reset()
@@ -263,10 +297,26 @@ class LiveConversation:
         self.events.append(("persona", now))
         self.state = SPEAKING
 
-    def _start_turn(self, start: float) -> None:
+    def _start_turn(self, start: float, *, same_caption: bool = False) -> None:
         self._turn = _Turn(f"answer-{self.answers + 1}", start, max(start, self._voiced_at or start))
-        self.captions.append(Said(round(start, 2), LEARNER, "", True))
+        self._answered = self._continues = None
+        self._same_caption = same_caption
+        self._prefix = ""
+        if same_caption:  # going on before the persona said anything: the same caption grows
+            self._prefix = self._learner_caption().text
+        else:
+            self.captions.append(Said(round(start, 2), LEARNER, "", True))
         self.state = TURN
+
+    def _hear_going_on(self, mic, now: float) -> None:
+        """While the turn just over is run: the learner speaking again within TAKE_BACK_S of
+        their last word (held as long as a barge-in) goes on with it."""
+        running = self._running
+        if running is None or self._went_on_at is not None:
+            return
+        began = self._going_on.hear(mic, now)
+        if began is not None and began - running.speech_end <= TAKE_BACK_S:
+            self._went_on_at = began
 
     def _following(self, now: float, loud: bool) -> None:
         turn = self._turn
@@ -274,11 +324,20 @@ class LiveConversation:
         if loud:
             turn.speech_end = self._voiced_at or now
         outcome = follow_turn(turn, now, self.hear, self._pool, self._audio)
-        self._caption_learner(turn.text, speaking=True)
+        self._caption_learner(self._with_prefix(turn.text), speaking=True)
         if outcome == NOT_A_TURN:  # a cough, a click: still listening
-            self.captions.pop()
-            self._turn = None
+            continues = self._continues
+            self._turn = self._continues = None
+            withheld, self._withheld = self._withheld, None
+            if self._same_caption:
+                self._caption_learner(self._prefix, speaking=False)
+            else:
+                self.captions.pop()
             self.state = LISTENING
+            if withheld is not None:  # it was not the learner going on: the line is said after all
+                self._answered = continues
+                reply, voice, rest = withheld
+                self._say_reply(reply, voice, rest, now)
         elif outcome == TURN_OVER:
             self.events.append(("turn over", now))
             known = turn.text_for == turn.speech_end and turn.clip is not None
@@ -291,26 +350,36 @@ class LiveConversation:
             heard = turn.heard if known else None
             transcript = getattr(heard, "transcript", None)
             samples = self._audio(start, end)
+            continues, self._continues = self._continues, None
+            if continues is not None:  # the whole answer, from its first word: decoded afresh
+                samples = np.concatenate([continues.samples, self._audio(continues.clip_end, end)])
+                transcript = pending = None
+                self._withheld = None
+            self._running = _Answered(samples, turn.speech_end, end)
+            self._running_continues = continues is not None
+            self._going_on.reset()
+            self._went_on_at = None
             self._turn = None
             self.state = THINKING
-            self._caption_learner(turn.text, speaking=False)
+            self._caption_learner(self._with_prefix(turn.text), speaking=False)
             if self._pool is not None:
-                self._thinking = self._pool.submit(self._reply, samples, transcript, pending)
+                self._thinking = self._pool.submit(self._reply, samples, transcript, pending, continues is not None)
             else:
-                self._thinking = self._reply(samples, transcript)
+                self._thinking = self._reply(samples, transcript, None, continues is not None)
 
-    def _reply(self, samples, transcript,
-               pending: Future | None = None) -> tuple[Reply, np.ndarray | None, Future | None]:
+    def _reply(self, samples, transcript, pending: Future | None = None,
+               continued: bool = False) -> tuple[Reply, np.ndarray | None, Future | None]:
         """In the worker: the turn run (`answer`), then the persona's next line synthesized.
         `pending`: the decode of exactly `samples`, submitted to the same one-worker pool before
-        this (so done by now), whose transcript is used."""
+        this (so done by now), whose transcript is used. `continued`: the learner went on with
+        the answer before (`answer(samples, None, continued=True)` takes it back first)."""
         if pending is not None:
             try:
                 transcript = getattr(pending.result(), "transcript", None)
             except Exception:  # noqa: BLE001 - a failed decode: the answer path transcribes it
                 transcript = None
         try:
-            reply = self.answer(samples, transcript)
+            reply = self.answer(samples, transcript, continued=True) if continued else self.answer(samples, transcript)
         except Exception as exc:  # noqa: BLE001 - the conversation goes on: the learner is asked again
             reply = Reply(SAY_AGAIN, note=str(exc) or type(exc).__name__)
         voice = rest = None
@@ -331,11 +400,23 @@ class LiveConversation:
         reply, voice, rest = thinking
         self._thinking = None
         self.note = reply.note
-        if not reply.note:
+        if not reply.note and not self._running_continues:
             self.answers += 1
-        if reply.heard:
+        if reply.heard and (self._same_caption or not self._running_continues):
             self._caption_learner(reply.heard, speaking=False)
         self._closing = reply.done
+        running, self._running = self._running, None
+        can_go_on = not reply.note and not reply.done and running is not None
+        if can_go_on and self._went_on_at is not None:  # the learner went on: the line is withheld
+            self._withheld = (reply, voice, rest)
+            self._start_turn(self._went_on_at, same_caption=True)
+            self._continues = running
+            self.events.append(("taken back", now))
+            return
+        self._answered = running if can_go_on else None
+        self._say_reply(reply, voice, rest, now)
+
+    def _say_reply(self, reply: Reply, voice, rest, now: float) -> None:
         if voice is not None and len(voice):
             self._say(reply.line, voice, now, rest)
         else:
@@ -343,10 +424,21 @@ class LiveConversation:
                 self.captions.append(Said(round(now, 2), PERSONA, reply.line))
             self.state = OVER if reply.done else LISTENING
 
+    def _learner_index(self) -> int:
+        return next(i for i in range(len(self.captions) - 1, -1, -1) if self.captions[i].speaker == LEARNER)
+
+    def _learner_caption(self) -> Said:
+        return self.captions[self._learner_index()]
+
     def _caption_learner(self, text: str, *, speaking: bool) -> None:
-        index = next(i for i in range(len(self.captions) - 1, -1, -1) if self.captions[i].speaker == LEARNER)
+        index = self._learner_index()
         old = self.captions[index]
         self.captions[index] = Said(old.t, LEARNER, text or old.text, speaking)
+
+    def _with_prefix(self, text: str) -> str:
+        """The words of the turn followed now as its caption shows them (after the answer's own,
+        when it goes on in the same caption)."""
+        return f"{self._prefix} {text}".strip() if self._prefix and text else (text or self._prefix)
 
     def _audio(self, start: float, end: float):
         samples = np.concatenate(self._chunks) if self._chunks else np.zeros(0, dtype=np.float32)

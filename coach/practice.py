@@ -453,18 +453,29 @@ class Coach:
         def speak(text: str):
             return audio_mod.decode(self.speak(text, voice)).samples.astype(np.float32)
 
-        def answer(samples, transcript) -> conversation.Reply:
+        def answer(samples, transcript, continued: bool = False) -> conversation.Reply:
+            previous = asked.get("answered")
+            if continued and previous is not None:
+                # the learner went on after a pause the turn was taken as over at: the answer
+                # is taken back and this recording (all of it, from its first word) answers again
+                try:
+                    self.engine.take_back(session_id, previous)
+                    asked["turn"] = previous
+                except CoachError:  # no longer possible: these words answer what is open
+                    pass
             answered = asked["turn"]
             try:
                 after = self.send_audio(session_id, audio_mod.wav_bytes(samples), turn_pk=answered,
                                         transcript=transcript, pronounce_later=True)
             except CoachError as exc:  # kept (the recording is attached to the turn); asked again
+                asked["answered"] = None
                 now = self.resume(session_id)
                 if now.pending is None:
                     return conversation.Reply(now.persona.closing, done=True, note=str(exc))
                 asked["turn"] = now.pending.id
                 return conversation.Reply(conversation.SAY_AGAIN, note=str(exc))
             heard = next((t.answer_text or "" for t in after.turns if t.id == answered), "")
+            asked["answered"] = answered
             if after.pending is None:
                 return conversation.Reply(after.persona.closing, heard=heard, done=True)
             asked["turn"] = after.pending.id

@@ -447,6 +447,24 @@ class PracticeEngine:
                               pending_turn=pending.id if pending else None)
         return self._score_and_continue(view, turn.id, text, timing)
 
+    def take_back(self, session_id: str, turn_pk: int) -> SessionView:
+        """Hands-free, the learner went on with the answer to `turn_pk` after its turn was taken
+        as over (a pause inside a sentence): the answer is kept as a revision, the follow-up chosen
+        from it (asked, not answered) is withdrawn, and the turn waits for the whole answer again.
+        ConcurrentAnswerError when that is no longer so (the follow-up was answered, the session
+        ended, another window changed the turn): the learner's words then answer what is open."""
+        view = self.load(session_id)
+        turn = next((t for t in view.turns if t.id == turn_pk), None)
+        later = [t for t in view.turns if turn is not None and t.position > turn.position]
+        if (turn is None or not turn.answer_text or view.finished or len(later) != 1
+                or later[0].answer_text or later[0].audio_path):
+            raise concurrent_answer(view.id)
+        self.store.keep_revision(turn, reason="continued")
+        view.put(self.store.reopen_turn(turn.id, expected_version=turn.version))
+        self.store.delete_turn(later[0].id)
+        view.drop(later[0].id)
+        return view
+
     def _check_length(self, text: str) -> None:
         """The one answer check before anything is saved: not empty (the length cap is `submit`'s)."""
         if not text or not text.strip():

@@ -128,8 +128,9 @@ class AnswerRevision(SQLModel, table=True):
     transcript_json: str | None = Field(default=None, sa_type=sa.Text)
     scorecard_json: str | None = Field(default=None, sa_type=sa.Text)
     created_at: datetime = Field(default_factory=utcnow, sa_type=sa.DateTime(timezone=True))
-    # "corrected" (replaced by correct-and-re-score) or "concurrent" (an answer refused because
-    # another window or process answered the same prompt first; never scored)
+    # "corrected" (replaced by correct-and-re-score), "concurrent" (an answer refused because
+    # another window or process answered the same prompt first; never scored) or "continued"
+    # (hands-free, the learner went on after the turn was taken as over: the whole answer replaced it)
     reason: str = Field(default="corrected", max_length=20, sa_column_kwargs={"server_default": "corrected"})
 
 
@@ -546,10 +547,11 @@ class Store:
             db.commit()
         return row
 
-    def keep_revision(self, turn: Turn) -> AnswerRevision:
+    def keep_revision(self, turn: Turn, reason: str = "corrected") -> AnswerRevision:
         """Keep the turn's current answer (text, transcript, scorecard) before it is replaced."""
         row = AnswerRevision(turn_id=turn.id, answer_text=turn.answer_text or "",
-                             transcript_json=turn.transcript_json, scorecard_json=turn.scorecard_json)
+                             transcript_json=turn.transcript_json, scorecard_json=turn.scorecard_json,
+                             reason=reason)
         with self._session() as db:
             self._own_turn(db, turn.id)
             db.add(row)
@@ -562,6 +564,13 @@ class Store:
                                                   col(AnswerRevision.turn_id).in_(self._owned_turns()))
                      .order_by(col(AnswerRevision.id)))
             return list(db.exec(query).all())
+
+    def reopen_turn(self, turn_pk: int, expected_version: int | None = None) -> Turn:
+        """The turn asked again, its answer taken off (keep it first: `keep_revision`); its
+        recording stays attached until a new one replaces it."""
+        return self._update_turn(turn_pk, expected_version, status=TurnStatus.ASKED, answer_text=None,
+                                 transcript_json=None, scorecard_json=None, scorer_version=None,
+                                 answered_at=None, scored_at=None, error=None)
 
     def delete_turn(self, turn_pk: int) -> None:
         """Remove an unanswered prompt (a follow-up chosen from an answer since corrected)."""

@@ -204,3 +204,31 @@ def test_a_line_of_several_sentences_starts_with_its_first_and_is_said_whole(coa
     # "-ed" is sometimes not heard (1 render in 12 with no silence after it)
     assert "clear" in text and "number" in text and "work" in text, text
     talk.close()
+
+
+def test_going_on_after_the_turn_was_taken_as_over_answers_again_whole(coach, model):
+    """"We moved the training job to the new cluster." is a whole sentence, surely (the recogniser
+    expects it to end there: 0.74 against SURE_END_PROBABILITY's 0.47), so the turn ends after the
+    short patience and the persona asks its next question; the learner goes on at once ("… after
+    the second outage on Friday."): the persona stops, the answer is taken back, and the whole
+    recording is transcribed, stored and scored as one answer; the first is kept as a revision."""
+    view, talk = _talk(coach, model)
+    call = Call(talk)
+    call.until(conversation.LISTENING)
+    call.send(spoken("We moved the training job to the new cluster."))
+    call.until(conversation.SPEAKING)
+    first = coach.resume(view.id)
+    assert len(first.turns) == 2 and "cluster" in (first.turns[0].answer_text or "").lower()
+    call.send(spoken("after the second outage on Friday."))
+    assert talk.barge_ins and ("taken back" in [kind for kind, _ in talk.events])
+    call.until(conversation.SPEAKING)
+    stored = coach.resume(view.id)
+    answered = (stored.turns[0].answer_text or "").lower()
+    assert "cluster" in answered and "outage" in answered, answered
+    assert len(stored.turns) == 2 and stored.pending is not None  # one answer, one follow-up
+    assert [r.reason for r in coach.engine.store.revisions(stored.turns[0].id)] == ["continued"]
+    assert talk.answers == 1
+    said = [(c.speaker, c.cut) for c in talk.now().captions]
+    assert said == [(conversation.PERSONA, False), ("learner", False), (conversation.PERSONA, True),
+                    ("learner", False), (conversation.PERSONA, False)], said
+    talk.close()

@@ -269,3 +269,35 @@ def test_a_sentence_said_again_in_the_retell_is_one_piece_of_evidence(engine):
     engine.submit(view.id, "I cut the step time on the TPU pod by removing recompiles; utilization went from 40% to 83%.")
     quotes = [q for row in summarise(engine.load(view.id)).criteria for q in row.evidence if "83%" in q]
     assert quotes and len({q.lower().rstrip(".") for q in quotes}) == len(quotes), quotes
+
+
+def test_an_answer_taken_back_waits_again_and_keeps_what_was_said(engine):
+    """Hands-free, the learner went on after the turn was taken as over: the answer is kept as a
+    revision, the follow-up chosen from it is withdrawn, and the same turn waits for the whole
+    answer; once the follow-up is answered (or the turn was never answered) it cannot be."""
+    from coach.errors import ConcurrentAnswerError
+
+    view = engine.start("gpu-cluster-optimization")
+    first = view.pending.id
+    engine.submit(view.id, NO_NUMBERS_NO_TEAM, turn_pk=first)
+    asked = engine.load(view.id)
+    assert len(asked.turns) == 2 and asked.pending.id != first
+
+    again = engine.take_back(view.id, first)
+    assert again.pending is not None and again.pending.id == first
+    stored = engine.load(view.id)
+    assert [t.id for t in stored.turns] == [first]
+    assert stored.turns[0].answer_text is None and stored.turns[0].scorecard_json is None
+    kept = engine.store.revisions(first)
+    assert [(r.reason, r.answer_text) for r in kept] == [("continued", NO_NUMBERS_NO_TEAM)]
+    with pytest.raises(ConcurrentAnswerError):  # nothing to take back now
+        engine.take_back(view.id, first)
+
+    whole = NO_NUMBERS_NO_TEAM + " Utilization went from 40% to 83%."
+    result = engine.submit(view.id, whole, turn_pk=first)
+    assert result.scorecard.criteria["measured_results"].met
+    follow_up = engine.load(view.id).pending
+    engine.submit(view.id, "I worked with two engineers from the network team.", turn_pk=follow_up.id)
+    with pytest.raises(ConcurrentAnswerError):  # its follow-up was answered
+        engine.take_back(view.id, first)
+    assert engine.load(view.id).turns[0].answer_text == whole
