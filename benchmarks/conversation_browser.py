@@ -3,6 +3,7 @@ as `coach serve` (a temporary data dir, no LLM), the call over WebRTC on 127.0.0
 figures, asserts nothing.
 
     .venv/bin/python benchmarks/conversation_browser.py [--runs 8] [--warm-up 1]
+    .venv/bin/python benchmarks/conversation_browser.py --going-on [--pause 1.0] [--runs 6]
 
 Each run opens a fresh browser context on the Practice page of a meeting card (status-update),
 clicks Start and "Talk hands-free", and waits for the persona's opening line to be heard and to
@@ -24,7 +25,15 @@ to the analyser on the received track:
     the talk-over's turn is over). Counted only when the page marks the line "(you talked over)".
 
 For (1) it also prints when the top page showed the turn over and the reply (its talk-state
-containers, seen on the page's 0.1 s tick): where the time went, roughly.
+containers, seen on the page's 0.1 s tick): where the time went, roughly. Since the learner going
+on within 2.5 s of their last word takes the answer back (coach.conversation TAKE_BACK_S), the
+talk-over of (3) is often taken as going on with the answer; the persona stops the same way.
+
+(4) `--going-on`: a sentence that reads as finished (GOING_ON's first part, so the turn is taken
+    as over after the short patience), a pause of `--pause` s, then the rest of it. Taken back
+    when the page never counted a second answer (its talk-state containers) and replied to the
+    whole; and how long the persona was heard between the first part's last word and the rest's
+    onset plus 0.5 s (0 when its line was withheld).
 
 Every request that does not go to 127.0.0.1 is aborted (tests/e2e/conftest.py `local_only`).
 Needs chromium, espeak-ng and playwright. The first `--warm-up` runs are not counted.
@@ -77,7 +86,27 @@ SHOWN = """
   }).observe(document, {subtree: true, childList: true, attributes: true, attributeFilter: ["class"]});
 })();
 """
+# every change of the top page's talk state, [state, answers, epoch ms] (SHOWN keeps each first one only)
+TRANSITIONS = """
+(() => {
+  if (window !== window.top) return;
+  window.__transitions = [];
+  let last = "";
+  new MutationObserver(() => {
+    const el = document.querySelector('[class*="st-key-talk-state-"]');
+    const m = el && el.className.match(/st-key-talk-state-([a-z]+)-(\\d+)--/);
+    if (m && m[1] + m[2] !== last) {
+      last = m[1] + m[2];
+      window.__transitions.push([m[1], Number(m[2]), performance.timeOrigin + performance.now()]);
+    }
+  }).observe(document, {subtree: true, childList: true, attributes: true, attributeFilter: ["class"]});
+})();
+"""
 LEVEL = 0.01  # HEARING's threshold, and speech_frames.onset's
+# (4): a first part the recogniser surely ends ("." expected: 0.74, tests/test_conversation.py), and its rest
+GOING_ON = [("We moved the training job to the new cluster.", "after the second outage on Friday."),
+            ("We fixed the issue.", "on most of the nodes yesterday."),
+            ("The job failed last night.", "because the storage bucket was full.")]
 
 class Clip:
     """An espeak-ng line for `__say`, and where in it the speech starts and ends (seconds)."""
@@ -174,6 +203,95 @@ def run_once(browser, url: str, answer: Clip, talk_over: Clip) -> dict:
     return result
 
 
+def going_on_once(browser, url: str, first: Clip, rest: Clip, pause_s: float) -> dict:
+    """(4): `first`, a pause, then `rest`: taken back or not, and the persona heard meanwhile (ms)."""
+    from playwright.sync_api import expect
+
+    context = browser.new_context(permissions=["microphone"], viewport={"width": 1400, "height": 1000})
+    context.add_init_script(MICROPHONE)
+    context.add_init_script(HEARING)
+    context.add_init_script(TRANSITIONS)
+    blocked = local_only(context)
+    result: dict = {}
+    try:
+        page = context.new_page()
+        page.set_default_timeout(TIMEOUT_MS)
+        page.goto(f"{url}/practice?card=status-update")
+        page.get_by_role("button", name="Start").click()
+        wait_until_idle(page)
+        call = page.locator(CALL).first
+        call.wait_for()
+        frame = call.element_handle().content_frame()
+        page.frame_locator(CALL).first.get_by_role("button", name="Talk hands-free").click()
+        frame.wait_for_function("() => window.__loud && window.__loud.length > 10", timeout=TIMEOUT_MS)
+        expect(_state(page, "listening", 0)).to_be_attached(timeout=TIMEOUT_MS)
+        _wait_quiet(frame)
+        frame.evaluate("b64 => window.__say(b64)", first.b64)  # resolves once played
+        last_word = frame.evaluate("() => window.__sayStarted") + 1000 * first.end
+        frame.wait_for_function("(t) => performance.now() >= t", arg=last_word + 1000 * pause_s,
+                                timeout=TIMEOUT_MS, polling=10)
+        frame.evaluate("b64 => window.__say(b64)", rest.b64)
+        said_at = frame.evaluate("() => window.__sayStarted")
+        began = said_at + 1000 * rest.onset
+        # the turn with the rest is run, then the persona replies: to the whole answer (the page
+        # still counts one answer) or to the rest alone (two)
+        origin = frame.evaluate("() => performance.timeOrigin")
+        reply = page.wait_for_function(
+            """(t) => { const tr = window.__transitions;
+                        const i = tr.findIndex((x) => x[0] === "thinking" && x[2] > t);
+                        return i >= 0 ? (tr.slice(i + 1).find((x) => x[0] === "speaking") ?? null) : null; }""",
+            arg=origin + began, timeout=TIMEOUT_MS, polling=50).json_value()
+        transitions = page.evaluate("() => window.__transitions")
+        result["cut"] = any(state == "thinking" and last_word + origin < at < began + origin
+                            for state, _, at in transitions)
+        result["answers"] = reply[1]
+        result["taken_back"] = result["cut"] and reply[1] == 1
+        loud = frame.evaluate("([a, b]) => window.__loud.filter((x) => x > a && x <= b)", [last_word, began + 500])
+        result["heard_ms"] = (max(loud) - min(loud) + 20) if loud else 0.0
+    finally:
+        context.close()
+    if blocked:
+        result["note"] = f"requests beyond 127.0.0.1 were blocked: {blocked}"
+    return result
+
+
+def going_on(runs: int, pause_s: float) -> None:
+    from playwright.sync_api import sync_playwright
+
+    taken: list[bool] = []
+    heard: list[float] = []  # the persona heard meanwhile, in the turns cut off
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        pairs = [(Clip(a, folder, f"first-{i}"), Clip(b, folder, f"rest-{i}")) for i, (a, b) in enumerate(GOING_ON)]
+        server, url = _server(folder)
+        try:
+            with sync_playwright() as playwright:
+                browser = launch_local(playwright, args=FLAGS)
+                for run in range(runs):
+                    first, rest = pairs[run % len(pairs)]
+                    try:
+                        got = going_on_once(browser, url, first, rest, pause_s)
+                    except Exception as exc:  # a run that timed out: said, and the others go on
+                        print(f"run {run}: failed: {type(exc).__name__}: {str(exc).splitlines()[0]}", flush=True)
+                        continue
+                    note = f" ({got['note']})" if "note" in got else ""
+                    print(f"run {run}: “{first.text}” + {pause_s:.1f} s + “{rest.text}”: cut off {got['cut']}, "
+                          f"answers counted {got['answers']}, taken back {got['taken_back']}, the persona heard "
+                          f"{got['heard_ms'] / 1000:.2f} s{note}", flush=True)
+                    if got["cut"]:
+                        taken.append(got["taken_back"])
+                        heard.append(got["heard_ms"])
+                browser.close()
+        finally:
+            server.terminate()
+            server.wait(30)
+    if taken:
+        print(f"\n(4) going on after a {pause_s:.1f} s pause, the turns cut off: taken back "
+              f"{sum(taken)}/{len(taken)}; the persona heard meanwhile median "
+              f"{statistics.median(heard) / 1000:.2f} s, max {max(heard) / 1000:.2f} s; "
+              f"not heard at all in {sum(1 for h in heard if h == 0)}")
+
+
 def _s(got: dict, key: str) -> str:
     return "–" if got.get(key) is None else f"{got[key] / 1000:.2f} s"
 
@@ -189,7 +307,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--runs", type=int, default=8)
     parser.add_argument("--warm-up", type=int, default=1, help="runs first, not counted (the model's first decodes)")
+    parser.add_argument("--going-on", action="store_true", help="(4) instead: a pause after a finished-sounding part")
+    parser.add_argument("--pause", type=float, default=1.0, help="(4): the pause before the rest, seconds")
     args = parser.parse_args()
+    if args.going_on:
+        going_on(args.runs, args.pause)
+        return
     from playwright.sync_api import sync_playwright
 
     opens: list[float] = []
