@@ -259,10 +259,14 @@ PAGE_DRAWN_JS = r"""(text) => {
 
 
 def send_answer(page) -> None:
-    """Click "Send answer" once one is on the page: while Streamlit redraws after a rerun, the
-    stale button can stand beside the new one for a moment (two matches: a strict-mode error)."""
+    """Click "Send answer" once the page has settled, as a learner would: a run still going draws
+    the persona's players last (`listening.draw_players`, once their voice is made), which moves
+    the button down under a click aimed before (a typed answer after a Korean one was never sent
+    once in a full suite run); and while Streamlit redraws after a rerun, the stale button can
+    stand beside the new one for a moment (two matches: a strict-mode error)."""
     from playwright.sync_api import expect
 
+    wait_until_idle(page, steady_s=0.3)
     send = page.get_by_role("button", name="Send answer")
     expect(send).to_have_count(1)
     send.click()
