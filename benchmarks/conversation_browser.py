@@ -130,24 +130,36 @@ def _wait_quiet(frame, quiet_ms: float = QUIET_MS) -> None:
                             timeout=TIMEOUT_MS, polling=50)
 
 
+def _context(browser, watch: str):
+    """A browser context with the test's microphone and ear, `watch` (SHOWN or TRANSITIONS) on the
+    top page, and every request beyond 127.0.0.1 aborted: (context, the blocked requests)."""
+    context = browser.new_context(permissions=["microphone"], viewport={"width": 1400, "height": 1000})
+    context.add_init_script(MICROPHONE)
+    context.add_init_script(HEARING)
+    context.add_init_script(watch)
+    return context, local_only(context)
+
+
+def _practice_page(context, url: str):
+    """The status-update Practice page started, its reruns over: (page, the call's frame locator)."""
+    page = context.new_page()
+    page.set_default_timeout(TIMEOUT_MS)
+    page.goto(f"{url}/practice?card=status-update")
+    page.get_by_role("button", name="Start").click()
+    wait_until_idle(page)  # the call's frame as it stays, once the reruns after Start are over
+    call = page.locator(CALL).first
+    call.wait_for()
+    return page, call
+
+
 def run_once(browser, url: str, answer: Clip, talk_over: Clip) -> dict:
     """One call: the latency of the reply to `answer` and of the barge-in by `talk_over` (ms)."""
     from playwright.sync_api import expect
 
-    context = browser.new_context(permissions=["microphone"], viewport={"width": 1400, "height": 1000})
-    context.add_init_script(MICROPHONE)
-    context.add_init_script(HEARING)
-    context.add_init_script(SHOWN)
-    blocked = local_only(context)
+    context, blocked = _context(browser, SHOWN)
     result: dict = {}
     try:
-        page = context.new_page()
-        page.set_default_timeout(TIMEOUT_MS)
-        page.goto(f"{url}/practice?card=status-update")
-        page.get_by_role("button", name="Start").click()
-        wait_until_idle(page)  # the call's frame as it stays, once the reruns after Start are over
-        call = page.locator(CALL).first
-        call.wait_for()
+        page, call = _practice_page(context, url)
         frame = call.element_handle().content_frame()
         clicked = time.perf_counter()
         page.frame_locator(CALL).first.get_by_role("button", name="Talk hands-free").click()
@@ -208,20 +220,10 @@ def going_on_once(browser, url: str, first: Clip, rest: Clip, pause_s: float) ->
     """(4): `first`, a pause, then `rest`: taken back or not, and the persona heard meanwhile (ms)."""
     from playwright.sync_api import expect
 
-    context = browser.new_context(permissions=["microphone"], viewport={"width": 1400, "height": 1000})
-    context.add_init_script(MICROPHONE)
-    context.add_init_script(HEARING)
-    context.add_init_script(TRANSITIONS)
-    blocked = local_only(context)
+    context, blocked = _context(browser, TRANSITIONS)
     result: dict = {}
     try:
-        page = context.new_page()
-        page.set_default_timeout(TIMEOUT_MS)
-        page.goto(f"{url}/practice?card=status-update")
-        page.get_by_role("button", name="Start").click()
-        wait_until_idle(page)
-        call = page.locator(CALL).first
-        call.wait_for()
+        page, call = _practice_page(context, url)
         frame = call.element_handle().content_frame()
         page.frame_locator(CALL).first.get_by_role("button", name="Talk hands-free").click()
         frame.wait_for_function("() => window.__loud && window.__loud.length > 10", timeout=TIMEOUT_MS)
