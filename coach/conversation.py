@@ -83,6 +83,7 @@ class _Answered:
     samples: np.ndarray  # its recording, as answered
     speech_end: float  # the learner's last loud moment (stream seconds)
     clip_end: float  # where its recording ends
+    continued: bool = False  # it went on with the answer before it (which it replaces)
 
 
 @dataclass(frozen=True)
@@ -189,7 +190,6 @@ class LiveConversation:
         self._continues: _Answered | None = None  # the turn followed now goes on with this answer
         self._same_caption = False  # ... and its words go on in the answer's own caption
         self._prefix = ""  # that caption's words before the turn went on
-        self._running_continues = False
         voice, rest = self._voiced(opening)
         self._say(opening, voice, 0.0, rest)
 
@@ -303,7 +303,7 @@ class LiveConversation:
         self._same_caption = same_caption
         self._prefix = ""
         if same_caption:  # going on before the persona said anything: the same caption grows
-            self._prefix = self._learner_caption().text
+            self._prefix = self.captions[self._learner_index()].text
         else:
             self.captions.append(Said(round(start, 2), LEARNER, "", True))
         self.state = TURN
@@ -355,8 +355,7 @@ class LiveConversation:
                 samples = np.concatenate([continues.samples, self._audio(continues.clip_end, end)])
                 transcript = pending = None
                 self._withheld = None
-            self._running = _Answered(samples, turn.speech_end, end)
-            self._running_continues = continues is not None
+            self._running = _Answered(samples, turn.speech_end, end, continued=continues is not None)
             self._going_on.reset()
             self._went_on_at = None
             self._turn = None
@@ -400,12 +399,13 @@ class LiveConversation:
         reply, voice, rest = thinking
         self._thinking = None
         self.note = reply.note
-        if not reply.note and not self._running_continues:
+        running, self._running = self._running, None
+        continued = running is not None and running.continued
+        if not reply.note and not continued:
             self.answers += 1
-        if reply.heard and (self._same_caption or not self._running_continues):
+        if reply.heard and (self._same_caption or not continued):
             self._caption_learner(reply.heard, speaking=False)
         self._closing = reply.done
-        running, self._running = self._running, None
         can_go_on = not reply.note and not reply.done and running is not None
         if can_go_on and self._went_on_at is not None:  # the learner went on: the line is withheld
             self._withheld = (reply, voice, rest)
@@ -426,9 +426,6 @@ class LiveConversation:
 
     def _learner_index(self) -> int:
         return next(i for i in range(len(self.captions) - 1, -1, -1) if self.captions[i].speaker == LEARNER)
-
-    def _learner_caption(self) -> Said:
-        return self.captions[self._learner_index()]
 
     def _caption_learner(self, text: str, *, speaking: bool) -> None:
         index = self._learner_index()
