@@ -651,14 +651,22 @@ def _plural_after_number(doc, sent) -> list[Correction]:
         between = doc[quantity.i + 1 : t.i]
         if any(
             x.tag_ not in {"JJ", "VBN", "JJR"}
-            and not (x.tag_ == "NN" and x.dep_ == "compound" and x.text.islower() and low in words("countable"))
+            and not (x.dep_ == "compound" and _counted_compound(x) and low in words("countable"))
             for x in between
         ):
-            continue  # "two power supply": a compound before a countable noun is counted
+            continue  # "two power supply", "two GPU vendor": a compound before a countable noun is counted
         if any(c.dep_ in {"conj", "cc"} for c in t.children):
             continue
         out.append(_make(doc, "plural-after-number", t, t, inflect(t.text, "NNS")))
     return out
+
+
+def _counted_compound(token) -> bool:
+    """A noun that only says what kind the counted noun is: "power" (supply), "GPU" or "H100" (node)."""
+    if token.tag_ == "NN" and token.text.islower():
+        return True
+    text = token.text
+    return token.tag_ in {"NN", "NNP"} and text[:1].isupper() and text.isupper() and 2 <= len(text) <= 5
 
 
 def _one_of(doc, sent) -> list[Correction]:

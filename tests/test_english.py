@@ -70,6 +70,7 @@ PARSED = [
     ("These file are missing.", "These files are missing.", "number"),
     ("It took a few day to fix.", "It took a few days to fix.", "number"),
     ("The rack has two power supply for redundancy.", "The rack has two power supplies for redundancy.", "number"),
+    ("We talked to two GPU vendor last week.", "We talked to two GPU vendors last week.", "number"),
     ("The number of user grew fast.", "The number of users grew fast.", "number"),
     (
         "The team decided using Kubernetes for inference.",
