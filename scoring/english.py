@@ -1106,7 +1106,7 @@ def _tense(doc, sent) -> list[Correction]:
                 continue
             if not any(c.i > verb.i for c in cue_tokens if _cue_of(verb, [c])):
                 continue  # "In 2023 … have pushed": a cue said first frames a span up to now
-            out.append(_make(doc, "perfect-with-cue", aux[0], verb, verb.text))
+            out.append(_make(doc, "perfect-with-cue", aux[0], verb, _simple_past(doc, verb)))
     # "Since 2021 I am working" -> "I have been working"; "The job is running for six hours already"
     for prep in sent:
         low = prep.text.lower()
@@ -1375,6 +1375,19 @@ def _verb_complements(doc, sent) -> list[Correction]:
             ):
                 out.append(_make(doc, "to-after-verb", c, c, "to " + inflect(c.text, "VB")))
     return out
+
+
+def _simple_past(doc, participle) -> str:
+    """The simple past that replaces "have" + `participle` ("have seen" -> "saw"): "been to" a
+    place is "went to", "been" otherwise "was" or "were" by its subject."""
+    low = participle.text.lower()
+    if low != "been":
+        return inflect(participle.text, "VBD")
+    if participle.i + 1 < len(doc) and doc[participle.i + 1].text.lower() == "to":
+        return "went"
+    subjects = [c for c in participle.children if c.dep_ in {"nsubj", "expl"}]
+    plural = any(c.text.lower() in {"we", "they", "you"} or c.tag_ in {"NNS", "NNPS"} for c in subjects)
+    return "were" if plural else "was"
 
 
 def _quantifiers(doc, sent) -> list[Correction]:

@@ -71,6 +71,8 @@ PARSED = [
     ("It took a few day to fix.", "It took a few days to fix.", "number"),
     ("The rack has two power supply for redundancy.", "The rack has two power supplies for redundancy.", "number"),
     ("We talked to two GPU vendor last week.", "We talked to two GPU vendors last week.", "number"),
+    ("I have been to the Seoul office last month.", "I went to the Seoul office last month.", "tense"),
+    ("I have seen the same error yesterday.", "I saw the same error yesterday.", "tense"),
     ("The number of user grew fast.", "The number of users grew fast.", "number"),
     (
         "The team decided using Kubernetes for inference.",
