@@ -814,6 +814,8 @@ def _subject_number(subj) -> str | None:
         return "plural"
     if any(c.dep_ == "det" and c.text.lower() in {"these", "those"} for c in subj.children):
         return None  # "these file are": the noun is what is wrong
+    if subj.tag_ == "NNS" and any(c.dep_ == "det" and c.text.lower() in {"every", "each"} for c in subj.children):
+        return None  # "each nodes has": likewise
     if low in words("collective") or low in words("units") or subj.ent_type_ or not subj.text.isalpha():
         return None
     if subj.tag_ == "NN" and subj.text.islower():

@@ -73,6 +73,7 @@ PARSED = [
     ("We talked to two GPU vendor last week.", "We talked to two GPU vendors last week.", "number"),
     ("I have been to the Seoul office last month.", "I went to the Seoul office last month.", "tense"),
     ("I have seen the same error yesterday.", "I saw the same error yesterday.", "tense"),
+    ("Each nodes has eight GPUs.", "Each node has eight GPUs.", "number"),
     ("The number of user grew fast.", "The number of users grew fast.", "number"),
     (
         "The team decided using Kubernetes for inference.",
