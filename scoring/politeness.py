@@ -533,6 +533,9 @@ _CALL_CHECK = re2.compile(
     r"(?i)\b(?:can|will)\s+(?:you|u|we|anyone|everyone|everybody)(?:\s+all)?(?:\s+still)?\s+(?:see|hear)\b"
 )
 _COMMANDS = {"imperative_start", "please_start"}
+# what the sentence says is the rudeness: made a request ("Could you wait, let me finish?"), it is
+# still a cut-off or a dismissal, so it is left out of the softer wording
+_SAID_RUDELY = frozenset({"dismissal", "cutting_off"})
 
 
 def _match_case(word: str, like: str) -> str:
@@ -588,9 +591,10 @@ def suggest(
     for sentence in Answer(text).sentences:
         names = {f.name for f in verdict.strategies if sentence.start <= f.start < sentence.end}
         wording = _reword(sentence.text, names)
-        if judged(wording).impolite:
+        rude = {f.name for f in judged(sentence.text).impolite}
+        if rude & _SAID_RUDELY or judged(wording).impolite:
             dropped = True
-            dropped_a_point |= bool({f.name for f in judged(sentence.text).impolite} - {"bare_what"})
+            dropped_a_point |= bool(rude - {"bare_what"})
             continue
         if "direct_question" in names:
             questions.append(len(parts))

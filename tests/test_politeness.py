@@ -99,6 +99,7 @@ def test_ordinary_direct_lines_are_polite_in_a_moment(line):
     ("Stop, my turn now.", "cutting_off"),
     ("Hurry up, I don't have all day.", "impatience"),
     ("Why did you delete my slide?", "blame"),
+    ("Nobody asked you.", "dismissal"),
 ])
 def test_what_makes_a_line_impolite_is_named(line, named):
     verdict = politeness.assess(line, moment=True)
@@ -417,6 +418,15 @@ def test_no_softer_version_when_only_the_rude_point_would_be_left_out():
         assert not politeness.assess(line, moment=True).polite
         assert politeness.suggest(line, moment=True) is None, line
     assert politeness.suggest("What? I didn't catch that.", moment=True) == "I didn't catch that."
+
+
+def test_a_cut_off_is_not_made_a_request():
+    """"Wait, let me finish." made "Could you wait, let me finish?" is still a cut-off, said as a
+    question: no softer version is offered, and what is said instead names both ways to take the floor."""
+    assert politeness.assess("Wait, let me finish.", moment=True).impolite[0].name == "cutting_off"
+    assert politeness.suggest("Wait, let me finish.", moment=True) is None
+    assert "finish this thought" in politeness.sounds("cutting_off")[0]
+    assert politeness.suggest("Speak louder.", moment=True) == "Could you speak louder?"
 
 
 def test_a_cue_says_how_its_own_kind_of_rudeness_sounds():
