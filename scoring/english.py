@@ -297,6 +297,7 @@ class _Skip(Exception):
 
 _WORD_MAPS = {
     "object": {"i": "me", "he": "him", "she": "her", "they": "them", "we": "us", "you": "you"},
+    "subject": {"me": "I", "him": "he", "her": "she", "them": "they", "us": "we", "you": "you"},
     "depend": {"is": "depends", "are": "depend", "was": "depended", "were": "depended"},
     "price": {"cheap": "low", "expensive": "high"},
     "temperature": {"hot": "high", "warm": "high", "cold": "low"},
@@ -318,6 +319,10 @@ def _transform(value: str, op: str, arg: str) -> str:
         return _WORD_MAPS[arg].get(value.lower(), value)
     if arg.startswith("VB") and not _is_verb(value):
         raise _Skip
+    if arg == "bare":  # a verb already in its base form ("fix", not "fixed" or "were"), else no correction
+        if inflect(value, "VB").lower() != value.lower():
+            raise _Skip
+        return value
     if arg == "konglish":
         return _KONGLISH.get(value.lower().replace(" ", "").replace("-", ""), value)
     if arg == "uncountable":
