@@ -532,7 +532,7 @@ _SOFTER = {"can": "could", "will": "would"}
 _CALL_CHECK = re2.compile(
     r"(?i)\b(?:can|will)\s+(?:you|u|we|anyone|everyone|everybody)(?:\s+all)?(?:\s+still)?\s+(?:see|hear)\b"
 )
-_COMMANDS = {"imperative_start", "please_start"}
+_COMMANDS = {"imperative_start", "please_start", "bare_command"}
 # what the sentence says is the rudeness: made a request ("Could you wait, let me finish?"), it is
 # still a cut-off or a dismissal, so it is left out of the softer wording
 _SAID_RUDELY = frozenset({"dismissal", "cutting_off"})
@@ -546,14 +546,26 @@ def _lower_first(text: str) -> str:
     return text if text[:2].isupper() or text[:2] in ("I ", "I'", "I’") else text[:1].lower() + text[1:]
 
 
+# "Say again" has no object in English: "say that again"
+_SAY_AGAIN = re2.compile(r"(?i)^(say) again\b")
+# a command with its reason after a comma: "Stop sharing, I want to show mine"
+_REASON_AFTER = re2.compile(r",\s+((?:I|we|I'm|I’m|we're|we’re|it's|it’s)\b.*)$")
+
+
 def _as_request(body: str) -> str:
-    """'Send me the file.' -> 'Could you send me the file?'; 'Don't X.' -> 'Could you please not X?'"""
+    """'Send me the file.' -> 'Could you send me the file?'; 'Don't X.' -> 'Could you please not X?';
+    a reason after a comma stays a sentence of its own ('Could you stop sharing? I want to show mine.')."""
     body = _LEAD.sub("", body)
     please = "please " if _PLEASE_LEAD.match(body) else ""
     body = _END.sub("", _LEAD.sub("", _PLEASE_LEAD.sub("", body)))
-    if negative := _DONT.match(body):
-        return f"Could you please not {body[negative.end():]}?"
-    return f"Could you {please}{_lower_first(body)}?"
+    after = _REASON_AFTER.search(body)
+    command, reason = (body[: after.start()], after.group(1)) if after else (body, "")
+    if again := _SAY_AGAIN.match(command):
+        command = f"{again.group(1)} that again{command[again.end():]}"
+    reason = f" {reason}." if reason else ""
+    if negative := _DONT.match(command):
+        return f"Could you please not {command[negative.end():]}?{reason}"
+    return f"Could you {please}{_lower_first(command)}?{reason}"
 
 
 def _reword(sentence: str, names: set[str]) -> str:

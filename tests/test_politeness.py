@@ -429,6 +429,15 @@ def test_a_cut_off_is_not_made_a_request():
     assert politeness.suggest("Speak louder.", moment=True) == "Could you speak louder?"
 
 
+@pytest.mark.parametrize("line, softer", [
+    ("Say again.", "Could you say that again?"),
+    ("Mute your mic.", "Could you mute your mic?"),
+    ("Stop sharing, I want to show mine.", "Could you stop sharing? I want to show mine."),
+])
+def test_a_bare_command_becomes_what_a_colleague_would_ask(line, softer):
+    assert politeness.suggest(line, moment=True) == softer
+
+
 def test_a_cue_says_how_its_own_kind_of_rudeness_sounds():
     """Mocking is named as a dismissal, but the learner reads what mocking sounds like, not the
     dismissal's "disagree with the idea"; a cue without its own words falls back to its strategy's."""
