@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import threading
 
 import pytest
 from streamlit.testing.v1 import AppTest
@@ -228,6 +229,51 @@ def test_a_recording_is_scored_and_followed_up_at_once_then_corrected():
     assert first.answer_text.endswith("rewrote the jit boundaries myself.")
     assert '"optimization_experience":{"met":true' in first.scorecard_json.replace(" ", "")
     assert [r.answer_text for r in engine.store.revisions(first.id)] == [first.answer_text.split(" I profiled")[0]]
+
+
+@pytest.mark.slow
+def test_re_score_is_not_lost_when_the_pronunciation_arrives_in_that_run(monkeypatch):
+    """The page polls for a spoken answer's pronunciation result and reruns once it is stored. A
+    click on "Re-score" in a page run during which the result arrives must still re-score: a
+    rerun from the poll dropped it once (the full suite, under load, found it). The result is
+    made to arrive at the poll itself (the stored transcript swapped in just before the real
+    `Coach.pronunciation` reads it), the one instant where the race was lost."""
+    import json
+
+    from coach.practice import Coach
+
+    at = _start_interview()
+    session_id = at.query_params["session"]
+    at.audio_input[0].set_value(("answer.wav", _wav_bytes(REPO / "tests/fixtures/audio/answer.flac"),
+                                 "audio/wav")).run()
+    from coach.library import default_library
+    from coach.session import PracticeEngine
+    from coach.store import open_store
+
+    engine = PracticeEngine(default_library(), open_store())
+    first = engine.load(session_id).turns[0]
+    for _ in range(600):  # the background check stores its result
+        done = engine.store.get_turn(first.id).transcript_json
+        if not json.loads(done).get("pronunciation_pending"):
+            break
+        threading.Event().wait(0.05)
+    waiting = json.dumps(json.loads(done) | {"pronunciation": None, "pronunciation_pending": True})
+    assert engine.store.replace_transcript(first.id, done, waiting)
+    at.run()  # the page shows the check as still running
+    assert any("Checking which words came through" in c.value for c in at.caption), [c.value for c in at.caption]
+
+    real = Coach.pronunciation
+
+    def arriving(self, turn_pk):
+        engine.store.replace_transcript(turn_pk, waiting, done)  # stored now, after the page loaded it
+        return real(self, turn_pk)
+
+    monkeypatch.setattr(Coach, "pronunciation", arriving)
+    box = next(t for t in at.text_area if t.label == "Corrected answer")
+    box.input(first.answer_text + " I profiled the step myself.")
+    next(b for b in at.button if b.label == "Re-score").click().run()
+    assert not at.exception, at.exception
+    assert engine.load(session_id).turns[0].answer_text.endswith("I profiled the step myself.")
 
 
 # --- the practice loop a coach would run ---------------------------------------------------

@@ -18,11 +18,22 @@ MAX_SHOWN = 5  # the words worth working on first; more would bury the feedback
 @st.fragment(run_every=1.0)
 def _awaited(coach: Coach, turn_pk: int, korean: bool) -> None:
     """Polls the stored turn until its pronunciation result is there (or is not coming), then
-    reruns the page, which shows it in its place (the coach of the page's run, not a new one each time)."""
-    status = coach.pronunciation(turn_pk)
-    if status.result is not None or not status.pending:
-        st.rerun()
+    reruns the page, which shows it in its place (the coach of the page's run, not a new one each time).
+    Only its own timed runs poll: a run of the whole page may carry a click further down (Re-score)
+    that a rerun from here would drop, and it read the turn when it began anyway."""
+    if _fragment_run():
+        status = coach.pronunciation(turn_pk)
+        if status.result is not None or not status.pending:
+            st.rerun()
     st.caption("🗣️ Checking which words came through …" + (" 발음 확인 중 …" if korean else ""))
+
+
+def _fragment_run() -> bool:
+    """Whether this run is a fragment's own, not the whole page's."""
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+    ctx = get_script_run_ctx()
+    return bool(ctx is not None and ctx.fragment_ids_this_run)
 
 
 def feedback(coach: Coach, answer: Feedback, korean: bool) -> None:
