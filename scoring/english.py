@@ -332,7 +332,7 @@ def _transform(value: str, op: str, arg: str) -> str:
         tag = {"was": "VBD", "were": "VBD", "is": "VBZ", "are": "VB", "am": "VB", "be": "VB", "been": "VBN"}[be.lower()]
         return inflect(verb, tag)
     if arg == "plural-be":
-        return "were" if value.strip().lower() == "was" else "are"
+        return {"was": "were", "wasn't": "weren't", "wasn’t": "weren’t"}.get(value.strip().lower(), "are")
     if arg == "singular":
         return _SINGULAR_VERB.get(value.lower(), value)
     return inflect(value, arg)
