@@ -616,9 +616,9 @@ def _plural_after_number(doc, sent) -> list[Correction]:
         low = t.text.lower()
         if low in words("units") or low in words("uncountable") or low in words("collective"):
             continue
-        if t.tag_ == "NNP" and not (t.text.isupper() and 2 <= len(t.text) <= 5):
+        if t.tag_ == "NNP" and not _acronym(t.text):
             continue  # a name; an acronym such as GPU is counted
-        if not (t.text.islower() or (t.text.isupper() and 2 <= len(t.text) <= 5)):
+        if not (t.text.islower() or _acronym(t.text)):
             continue  # "MHz", "Gbps", "B" as in "seven B": units and names
         quantity = None
         for c in t.children:
@@ -666,12 +666,16 @@ def _plural_after_number(doc, sent) -> list[Correction]:
     return out
 
 
+def _acronym(text: str) -> bool:
+    """GPU, NCCL, H100: counted and inflected like a noun, unlike a name."""
+    return text.isupper() and 2 <= len(text) <= 5
+
+
 def _counted_compound(token) -> bool:
     """A noun that only says what kind the counted noun is: "power" (supply), "GPU" or "H100" (node)."""
     if token.tag_ == "NN" and token.text.islower():
         return True
-    text = token.text
-    return token.tag_ in {"NN", "NNP"} and text[:1].isupper() and text.isupper() and 2 <= len(text) <= 5
+    return token.tag_ in {"NN", "NNP"} and token.text[:1].isupper() and _acronym(token.text)
 
 
 def _one_of(doc, sent) -> list[Correction]:
@@ -1393,7 +1397,7 @@ def _simple_past(doc, participle) -> str:
     if participle.i + 1 < len(doc) and doc[participle.i + 1].text.lower() == "to":
         return "went"
     subjects = [c for c in participle.children if c.dep_ in {"nsubj", "expl"}]
-    plural = any(c.text.lower() in {"we", "they", "you"} or c.tag_ in {"NNS", "NNPS"} for c in subjects)
+    plural = any(c.text.lower() in _PLURAL_PRONOUNS - {"i"} or c.tag_ in {"NNS", "NNPS"} for c in subjects)
     return "were" if plural else "was"
 
 

@@ -603,10 +603,9 @@ def suggest(
     for sentence in Answer(text).sentences:
         names = {f.name for f in verdict.strategies if sentence.start <= f.start < sentence.end}
         wording = _reword(sentence.text, names)
-        rude = {f.name for f in judged(sentence.text).impolite}
-        if rude & _SAID_RUDELY or judged(wording).impolite:
+        if names & _SAID_RUDELY or judged(wording).impolite:
             dropped = True
-            dropped_a_point |= bool(rude - {"bare_what"})
+            dropped_a_point |= bool({f.name for f in judged(sentence.text).impolite} - {"bare_what"})
             continue
         if "direct_question" in names:
             questions.append(len(parts))
