@@ -438,6 +438,22 @@ def test_a_bare_command_becomes_what_a_colleague_would_ask(line, softer):
     assert politeness.suggest(line, moment=True) == softer
 
 
+@pytest.mark.parametrize("line, kind", [
+    ("You are wrong.", "dismissal"),
+    ("Can you not interrupt me?", "cutting_off"),
+    ("Stop interrupting, please.", "cutting_off"),
+    ("I already said that.", "impatience"),
+])
+def test_plain_rudeness_in_other_words_is_named(line, kind):
+    assert kind in {f.name for f in politeness.find(line)}
+
+
+@pytest.mark.parametrize("line", ["I think you are right about the cache.", "If I am wrong, tell me.",
+                                  "I already said that in the doc, but to recap: we shard the states."])
+def test_the_same_words_in_an_ordinary_line_are_not_rude(line):
+    assert not politeness.assess(line).impolite
+
+
 def test_a_cue_says_how_its_own_kind_of_rudeness_sounds():
     """Mocking is named as a dismissal, but the learner reads what mocking sounds like, not the
     dismissal's "disagree with the idea"; a cue without its own words falls back to its strategy's."""
