@@ -298,6 +298,7 @@ class _Skip(Exception):
 _WORD_MAPS = {
     "object": {"i": "me", "he": "him", "she": "her", "they": "them", "we": "us", "you": "you"},
     "subject": {"me": "I", "him": "he", "her": "she", "them": "they", "us": "we", "you": "you"},
+    "pronoun": {"i": "I", "we": "we", "he": "he", "she": "she", "they": "they", "you": "you", "it": "it"},
     "depend": {"is": "depends", "are": "depend", "was": "depended", "were": "depended"},
     "price": {"cheap": "low", "expensive": "high"},
     "temperature": {"hot": "high", "warm": "high", "cold": "low"},
@@ -424,6 +425,8 @@ def _parse_corrections(text: str, doc) -> list[Correction]:
             _base_after_aux,
             _embedded_question,
             _enough,
+            _question_order,
+            _adverb_before_object,
             _superlative_article,
             _verb_complements,
             _quantifiers,
@@ -487,7 +490,7 @@ def _a_an(doc, sent) -> list[Correction]:
     out = []
     for t in sent:
         low = t.text.lower()
-        if low not in {"a", "an"} or t.dep_ != "det" or t.i + 1 >= len(doc):
+        if low not in {"a", "an"} or t.tag_ != "DT" or t.i + 1 >= len(doc):
             continue
         nxt = doc[t.i + 1]
         if not nxt.text[:1].isalnum() or doc.text[t.idx + len(t.text) : nxt.idx] != " ":
@@ -813,10 +816,46 @@ def _lemma(token) -> str:
     return lemma(token.text, token.pos_)
 
 
+def _determined_nouns(*nouns) -> bool:
+    """Nouns each with its own determiner, none of them "every", "each" or "no" (which keep the
+    verb singular: "every node and every switch has")."""
+    return all(
+        x.tag_ in {"NN", "NNS"}
+        and any(c.dep_ in {"det", "poss"} for c in x.children)
+        and not any(c.text.lower() in {"every", "each", "no", "any"} for c in x.children)
+        for x in nouns
+    )
+
+
+def _joined_by_and(subj) -> bool:
+    """ "The model weights and the optimizer state": two things, each with its determiner (so not
+    one activity such as "monitoring and alerting")."""
+    conjuncts = [c for c in subj.children if c.dep_ == "conj"]
+    cc = [c.text.lower() for c in subj.children if c.dep_ == "cc"]
+    return (
+        cc == ["and"]
+        and len(conjuncts) == 1
+        and not any(c.dep_ == "conj" for c in conjuncts[0].children)
+        and _determined_nouns(subj, *conjuncts)
+        and not any(c.dep_ == "preconj" for c in subj.children)
+    )
+
+
+def _two_subjects(doc, subjects) -> bool:
+    """The parser's other reading of two subjects joined by "and": both hang on the verb."""
+    if len(subjects) != 2:
+        return False
+    first, second = subjects
+    between = doc[first.i + 1 : second.left_edge.i]
+    return [t.text.lower() for t in between] == ["and"] and _determined_nouns(first, second)
+
+
 def _subject_number(subj) -> str | None:
     low = subj.text.lower()
     if any(c.dep_ in {"conj", "cc"} for c in subj.children):
-        return None
+        return "plural" if _joined_by_and(subj) else None
+    if low == "one" and subj.tag_ == "CD" and any(c.dep_ == "prep" and c.text.lower() == "of" for c in subj.children):
+        return "singular"  # "One of the switches is"
     if low in _SINGULAR_PRONOUNS:
         return "singular"
     if low in _PLURAL_PRONOUNS or low in {"these", "those"}:
@@ -836,14 +875,34 @@ def _subject_number(subj) -> str | None:
     return None
 
 
+_PLURAL_OF_VBZ = {"is": "are", "has": "have", "does": "do", "was": "were"}
+_QUESTION_AUX_FOR = {
+    "plural": {"is": "are", "was": "were", "does": "do", "has": "have"},
+    "singular": {"are": "is", "were": "was", "do": "does", "have": "has"},
+}
+
+
 def _agreement(doc, sent) -> list[Correction]:
     out: list[Correction] = []
-    if _cue_tokens(sent, _PAST_CUES):
-        return out  # "yesterday the job fail": the tense check says what it should be
+    past_cues = _cue_tokens(sent, _PAST_CUES)
     for verb in sent:
         if verb.tag_ not in {"VB", "VBP", "VBZ"}:
             continue
+        if past_cues and (_cue_of(verb, past_cues) or _cue_of(verb.head, past_cues)):
+            continue  # "yesterday the job fail": the tense check says what it should be
         subjects = [c for c in verb.children if c.dep_ == "nsubj" and c.i < verb.i]
+        if _two_subjects(doc, subjects) and verb.tag_ == "VBZ" and _opens_clause(doc, subjects[0]):
+            if verb.i == subjects[1].right_edge.i + 1:
+                out.append(
+                    _make(
+                        doc,
+                        "agreement-plural",
+                        verb,
+                        verb,
+                        _PLURAL_OF_VBZ.get(verb.text.lower()) or inflect(verb.text, "VBP"),
+                    )
+                )
+            continue
         if len(subjects) != 1 or any(
             c.dep_ in {"aux", "auxpass"} and c.i < verb.i for c in verb.children if c is not verb
         ):
@@ -858,7 +917,7 @@ def _agreement(doc, sent) -> list[Correction]:
             "bare_infinitive_governors"
         ):
             continue
-        if verb.pos_ not in {"VERB", "AUX"} or verb.i - subj.i > 4:
+        if verb.pos_ not in {"VERB", "AUX"} or verb.i - subj.right_edge.i > 4 or verb.i - subj.i > 8:
             continue
         if not _opens_clause(doc, subj) or _noun_like_verb(doc, verb, subj):
             continue
@@ -901,7 +960,12 @@ def _agreement(doc, sent) -> list[Correction]:
             continue
         if any(c.dep_ in {"aux", "auxpass"} and c.i < aux.i for c in aux.head.children if c is not aux):
             continue  # only the first auxiliary agrees
-        subj = next((c for c in aux.head.children if c.dep_ in {"nsubj", "nsubjpass"} and c.i < aux.i), None)
+        subjects = [c for c in aux.head.children if c.dep_ in {"nsubj", "nsubjpass"} and c.i < aux.i]
+        if _two_subjects(doc, subjects) and low in _PLURAL_OF_VBZ and _opens_clause(doc, subjects[0]):
+            if aux.i == subjects[1].right_edge.i + 1:
+                out.append(_make(doc, "agreement-plural", aux, aux, _PLURAL_OF_VBZ[low]))
+            continue
+        subj = subjects[0] if subjects else None
         if subj is None or aux.i - subj.i > 6 or subj.text.lower() in {"that", "which", "who", "what"}:
             continue
         inside = {x.i for x in subj.subtree}
@@ -928,12 +992,21 @@ def _agreement(doc, sent) -> list[Correction]:
             out.append(
                 _make(doc, "agreement-plural", aux, aux, {"does": "do", "has": "have", "is": "are", "was": "were"}[low])
             )
-    # a question's be before its subject: "Where is the new servers?"
+    # a question's be or auxiliary before its subject: "Where is the new servers?", "Does the new
+    # drivers fix it?"
     for verb in sent:
         low = verb.text.lower()
-        if low not in {"is", "are", "was", "were"} or verb.dep_ not in {"ROOT"}:
+        if verb.dep_ == "ROOT" and low in {"is", "are", "was", "were"}:
+            clause = verb
+        elif (
+            verb.dep_ in {"aux", "auxpass"}
+            and low in {"does", "do", "has", "have", "is", "are", "was", "were"}
+            and all(x.tag_ in {"WRB", "WP", "WDT"} for x in doc[sent.start : verb.i])
+        ):
+            clause = verb.head
+        else:
             continue
-        subj = next((c for c in verb.children if c.dep_ == "nsubj" and c.i > verb.i), None)
+        subj = next((c for c in clause.children if c.dep_ in {"nsubj", "nsubjpass"} and c.i > verb.i), None)
         if subj is None or not subj.text.islower() or subj.i - verb.i > 4:
             continue
         if not any(
@@ -943,10 +1016,10 @@ def _agreement(doc, sent) -> list[Correction]:
             continue
         if subj.text.lower() in words("collective") or subj.text.lower() in words("uncountable"):
             continue
-        if subj.tag_ == "NNS" and low in {"is", "was"}:
-            out.append(_make(doc, "agreement-plural", verb, verb, "are" if low == "is" else "were"))
-        elif subj.tag_ == "NN" and low in {"are", "were"}:
-            out.append(_make(doc, "agreement-singular", verb, verb, "is" if low == "are" else "was"))
+        if subj.tag_ == "NNS" and low in _QUESTION_AUX_FOR["plural"]:
+            out.append(_make(doc, "agreement-plural", verb, verb, _QUESTION_AUX_FOR["plural"][low]))
+        elif subj.tag_ == "NN" and low in _QUESTION_AUX_FOR["singular"]:
+            out.append(_make(doc, "agreement-singular", verb, verb, _QUESTION_AUX_FOR["singular"][low]))
     return out
 
 
@@ -957,6 +1030,7 @@ _PAST_CUES = re.compile(
     r"project|job|quarter|demo|retro)|in (?:january|february|march|april|may|june|july|august|september|october|"
     r"november|december) (?:19|20)\d\d|in (?:19\d\d|20[01]\d|202[0-5]))\b"
 )
+_POINT_IN_TIME = re.compile(r"(?i)yesterday|last|ago")  # "Last week we have upgraded": no span up to now
 _FUTURE_CUES = re.compile(
     r"(?i)\b(?:tomorrow|next (?:week|month|year|sprint|quarter|monday|tuesday|wednesday|thursday|friday|"
     r"weekend|release)|later today|the day after tomorrow)\b"
@@ -1027,14 +1101,21 @@ def _cue_tokens(sent, regex) -> list:
     return [t for t in sent if any(a <= t.idx < b for a, b in spans)]
 
 
+_COMPARED_WITH = {"than", "vs", "vs.", "versus"}
+
+
 def _cue_of(verb, cue_tokens) -> bool:
-    """The time cue hangs on this verb (its nearest verb ancestor)."""
+    """The time cue hangs on this verb (its nearest verb ancestor), and not as what the verb's
+    clause is compared with ("is lower than last week" is about now)."""
     for cue in cue_tokens:
         node = cue
         while node.head.i != node.i and node.pos_ not in {"VERB", "AUX"}:
+            if node.text.lower() in _COMPARED_WITH or node.dep_ in {"nsubj", "nsubjpass"}:
+                break  # "lower than last week", "the logs from last night": not the verb's time
             node = node.head
-        if node.i == verb.i:
-            return True
+        else:
+            if node.i == verb.i:
+                return True
     return False
 
 
@@ -1115,7 +1196,7 @@ def _tense(doc, sent) -> list[Correction]:
             aux = [c for c in verb.children if c.dep_ == "aux" and c.text.lower() in {"have", "has", "'ve", "’ve"}]
             if len(aux) != 1 or not _cue_of(verb, cue_tokens) or aux[0].i + 1 != verb.i:
                 continue
-            if not any(c.i > verb.i for c in cue_tokens if _cue_of(verb, [c])):
+            if not any(c.i > verb.i or _POINT_IN_TIME.match(c.text) for c in cue_tokens if _cue_of(verb, [c])):
                 continue  # "In 2023 … have pushed": a cue said first frames a span up to now
             out.append(_make(doc, "perfect-with-cue", aux[0], verb, _simple_past(doc, verb)))
     # "Since 2021 I am working" -> "I have been working"; "The job is running for six hours already"
@@ -1190,8 +1271,9 @@ def _base_after_aux(doc, sent) -> list[Correction]:
         if not aux or aux[-1].text.lower() not in _AUX_BASE:
             continue
         between = doc[aux[-1].i + 1 : verb.i]
-        if any(x.dep_ not in {"neg", "advmod"} for x in between):
-            continue
+        subject = {x.i for c in verb.children if c.dep_ == "nsubj" and c.i > aux[-1].i for x in c.subtree}
+        if any(x.dep_ not in {"neg", "advmod"} and x.i not in subject for x in between):
+            continue  # "did not knew", "Did you already restarted …?"
         if any(c.dep_ == "aux" and c.text.lower() in {"have", "be", "been"} for c in verb.children):
             continue
         base = inflect(verb.text, "VB")
@@ -1334,6 +1416,98 @@ def _enough(doc, sent) -> list[Correction]:
         if adj.tag_ != "JJ" or (adj.i + 1 < sent.end and doc[adj.i + 1].tag_.startswith("NN")):
             continue
         out.append(_make(doc, "enough-order", t, adj, f"{adj.text} enough"))
+    return out
+
+
+_WH_WORDS = {"why", "where", "when", "how", "what", "which", "who"}
+_QUESTION_AUX = {
+    "is",
+    "are",
+    "was",
+    "were",
+    "am",
+    "do",
+    "does",
+    "did",
+    "can",
+    "could",
+    "will",
+    "would",
+    "should",
+    "has",
+    "have",
+    "had",
+}
+_NOUN_PHRASE_TAGS = {"DT", "PRP$", "JJ", "JJR", "JJS", "NN", "NNS", "NNP", "NNPS", "CD", "HYPH", "POS"}
+
+
+def _question_order(doc, sent) -> list[Correction]:
+    """A direct question keeps its auxiliary before the subject: "Why the job is pending?" ->
+    "Why is the job pending?", "What you did change?" -> "What did you change?"."""
+    tokens = [t for t in sent if not t.is_space]
+    if len(tokens) < 4 or tokens[-1].text != "?" or tokens[0].text.lower() not in _WH_WORDS:
+        return []
+    start = 1
+    if tokens[0].text.lower() == "how" and tokens[1].text.lower() in {"much", "many", "long", "often", "far", "big"}:
+        start = 2
+    if start >= len(tokens):
+        return []
+    first = tokens[start]
+    if first.text.lower() in _SUBJECT_PRONOUNS:
+        subject_end = start
+    elif first.tag_ in {"DT", "PRP$"} and first.text.lower() not in {"a", "an", "any", "some", "all", "no"}:
+        subject_end = start
+        while subject_end + 1 < len(tokens) and tokens[subject_end + 1].tag_ in _NOUN_PHRASE_TAGS:
+            subject_end += 1
+        if subject_end == start or not tokens[subject_end].tag_.startswith("NN") or subject_end - start > 4:
+            return []
+    else:
+        return []
+    aux_at = subject_end + 1
+    if aux_at >= len(tokens) - 1 or tokens[aux_at].text.lower() not in _QUESTION_AUX:
+        return []
+    subject, aux = doc[first.i : tokens[subject_end].i + 1], tokens[aux_at]
+    if aux.dep_ not in {"aux", "auxpass", "ROOT", "ccomp"} or tokens[aux_at + 1].text.lower() in {"n't", "not"}:
+        return []
+    subject_text = subject.text if first.text == "I" else first.text.lower() + subject.text[len(first.text) :]
+    return [_make(doc, "question-order", first, aux, f"{aux.text.lower()} {subject_text}", keep_case=True)]
+
+
+_ADVERBS_AFTER_OBJECT = {
+    "well",
+    "first",
+    "fluently",
+    "carefully",
+    "again",
+    "quickly",
+    "regularly",
+    "properly",
+    "correctly",
+    "manually",
+    "thoroughly",
+}
+
+
+def _adverb_before_object(doc, sent) -> list[Correction]:
+    """An adverb of manner goes after the object: "writes very well CUDA kernels" -> "writes CUDA
+    kernels very well", "check first the logs" -> "check the logs first"."""
+    out = []
+    for adverb in sent:
+        if adverb.text.lower() not in _ADVERBS_AFTER_OBJECT or adverb.dep_ != "advmod" or adverb.head.pos_ != "VERB":
+            continue
+        verb = adverb.head
+        obj = next((c for c in verb.children if c.dep_ == "dobj" and c.i > adverb.i), None)
+        first = adverb.left_edge
+        if obj is None or first.i != verb.i + 1 or obj.left_edge.i != adverb.i + 1:
+            continue
+        if obj.tag_ not in {"NN", "NNS", "NNP", "NNPS"} or obj.right_edge.i - obj.left_edge.i > 3:
+            continue
+        after = doc[obj.right_edge.i + 1] if obj.right_edge.i + 1 < len(doc) else None
+        if after is not None and not (after.is_punct or after.dep_ in {"prep", "cc", "advcl"}):
+            continue
+        moved = doc[obj.left_edge.i : obj.right_edge.i + 1].text
+        said = doc[first.i : adverb.i + 1].text
+        out.append(_make(doc, "adverb-before-object", first, obj.right_edge, f"{moved} {said}", keep_case=True))
     return out
 
 
@@ -1643,8 +1817,14 @@ def _verb_collocation(doc, sent, verb, rule: Collocation) -> Correction | None:
         return None
     if any(x.dep_ in {"ccomp", "xcomp", "oprd", "acomp"} for x in verb.children):
         return None  # "make the meeting shorter", "make the light work"
-    if any(x.i > obj.i and x.tag_ in {"JJ", "JJR", "RBR", "VB"} and x.dep_ != "conj" for x in verb.children):
-        return None  # "makes the job faster"
+    if any(
+        x.i > obj.i
+        and x.tag_ in {"JJ", "JJR", "RBR", "VB"}
+        and x.dep_ != "conj"
+        and not (x.dep_ == "advcl" and any(m.dep_ == "mark" for m in x.children))
+        for x in verb.children
+    ):
+        return None  # "makes the job faster"; not "open the camera so we can see it"
     if any(
         x.text.lower() in {"forward", "back", "up", "down", "out", "off", "over", "away", "apart"}
         for x in verb.children

@@ -46,8 +46,7 @@ PARSED = [
     ("Since 2021 I am working on the cache.", "Since 2021 I have been working on the cache.", "tense"),
     ("I didn't went to the meeting.", "I didn't go to the meeting.", "tense"),
     ("Next week we upgraded the drivers.", "Next week we will upgrade the drivers.", "tense"),
-    ("Since last year I work on the inference team.", "Since last year I have worked on the inference team.",
-     "tense"),
+    ("Since last year I work on the inference team.", "Since last year I have worked on the inference team.", "tense"),
     ("I didn't knew about the limit.", "I didn't know about the limit.", "tense"),
     ("We bought two GPU for the team.", "We bought two GPUs for the team.", "number"),
     ("We need an GPU with more memory.", "We need a GPU with more memory.", "article"),
@@ -75,6 +74,37 @@ PARSED = [
     ("I have seen the same error yesterday.", "I saw the same error yesterday.", "tense"),
     ("Each nodes has eight GPUs.", "Each node has eight GPUs.", "number"),
     ("The number of user grew fast.", "The number of users grew fast.", "number"),
+    ("It takes about a hour to build the container.", "It takes about an hour to build the container.", "article"),
+    (
+        "The logs from last night shows a lot of timeouts.",
+        "The logs from last night show a lot of timeouts.",
+        "agreement",
+    ),
+    ("One of the switches are overheating again.", "One of the switches is overheating again.", "agreement"),
+    (
+        "Everyone in the infra team know about this issue.",
+        "Everyone in the infra team knows about this issue.",
+        "agreement",
+    ),
+    (
+        "The model weights and the optimizer state takes about 200 GB.",
+        "The model weights and the optimizer state take about 200 GB.",
+        "agreement",
+    ),
+    ("The nodes in rack 3 was rebooted last night.", "The nodes in rack 3 were rebooted last night.", "agreement"),
+    ("Does the new drivers fix the hang?", "Do the new drivers fix the hang?", "agreement"),
+    ("Did you already restarted the scheduler?", "Did you already restart the scheduler?", "tense"),
+    ("Last week we have upgraded the driver.", "Last week we upgraded the driver.", "tense"),
+    (
+        "Can you open the camera so we can see the rack?",
+        "Can you turn on the camera so we can see the rack?",
+        "word-choice",
+    ),
+    ("Why the job is still pending?", "Why is the job still pending?", "word-order"),
+    ("What you did change in the config?", "What did you change in the config?", "word-order"),
+    ("Where the logs are?", "Where are the logs?", "word-order"),
+    ("He writes very well CUDA kernels.", "He writes CUDA kernels very well.", "word-order"),
+    ("Let me check first the logs.", "Let me check the logs first.", "word-order"),
     (
         "The team decided using Kubernetes for inference.",
         "The team decided to use Kubernetes for inference.",
@@ -122,6 +152,17 @@ CORRECT = [
     "I wrote the Slurm and Kubernetes configs for both.",
     "These are all the regions Hyperping has probes in.",
     "We run three node clusters in each region.",
+    "The error rate this week is lower than last week.",
+    "Every node and every switch has been checked.",
+    "Monitoring and alerting is handled by the SRE team.",
+    "A number of nodes were down.",
+    "In 2023 we have pushed three releases.",
+    "It takes a workshop to learn it.",
+    "What the team did was great.",
+    "Why we chose FSDP? Because it was simpler.",
+    "I know well the people in the team.",
+    "We need to check first.",
+    "How is the job scheduled?",
 ]
 
 
@@ -188,8 +229,12 @@ def test_cli_text_contract(capsys):
 def test_cli_korean_text(capsys):
     code, out, _ = _coach(capsys, "english", "--text", "제 팀원 지훈이 네트워크 쪽을 맡았습니다.")
     assert code == 0
-    assert json.loads(out) == {"text": "제 팀원 지훈이 네트워크 쪽을 맡았습니다.", "corrections": [],
-                               "corrected": "제 팀원 지훈이 네트워크 쪽을 맡았습니다.", "language": "ko"}
+    assert json.loads(out) == {
+        "text": "제 팀원 지훈이 네트워크 쪽을 맡았습니다.",
+        "corrections": [],
+        "corrected": "제 팀원 지훈이 네트워크 쪽을 맡았습니다.",
+        "language": "ko",
+    }
 
 
 def test_cli_file_and_jsonl(capsys, tmp_path):
@@ -198,8 +243,11 @@ def test_cli_file_and_jsonl(capsys, tmp_path):
     code, out, _ = _coach(capsys, "english", "--file", str(one))
     assert code == 0 and json.loads(out)["corrected"] == "I agree with you."
     batch = tmp_path / "batch.jsonl"
-    batch.write_text('{"id": 1, "text": "We bought two GPU."}\nnot json\n{"id": "b", "text": ""}\n'
-                     '{"id": "c", "text": "All good here."}\n', encoding="utf-8")
+    batch.write_text(
+        '{"id": 1, "text": "We bought two GPU."}\nnot json\n{"id": "b", "text": ""}\n'
+        '{"id": "c", "text": "All good here."}\n',
+        encoding="utf-8",
+    )
     code, out, err = _coach(capsys, "english", "--jsonl", str(batch))
     assert code == 2  # bad lines are named, the others go on
     lines = [json.loads(line) for line in out.splitlines()]
