@@ -423,6 +423,7 @@ def _parse_corrections(text: str, doc) -> list[Correction]:
             _tense,
             _agreement,
             _base_after_aux,
+            _will_after_if,
             _embedded_question,
             _enough,
             _question_order,
@@ -527,6 +528,20 @@ _FIXED_BARE = {
 }
 
 
+def _asked(doc, verb, subj) -> bool:
+    """A question's auxiliary opens the clause before its subject: "Can you send …"."""
+    first = subj.left_edge
+    return (
+        first.i > 0
+        and doc[first.i - 1].dep_ == "aux"
+        and doc[first.i - 1].head.i == verb.i
+        and doc[first.i - 1].i == doc[first.i - 1].sent.start
+    )
+
+
+_TAKES_A_NEW_THING = {"be", "have", "buy", "need", "order", "add", "create", "build", "write", "want", "request"}
+
+
 def _missing_article(doc, sent) -> list[Correction]:
     out = []
     for t in sent:
@@ -558,7 +573,17 @@ def _missing_article(doc, sent) -> list[Correction]:
             continue
         if t.dep_ == "pobj" and t.head.text.lower() not in {"in", "on", "with", "for", "about", "from", "into", "to"}:
             continue
-        if first.i == 0 or doc[first.i - 1].i != t.head.i:
+        if first.i == 0:
+            continue
+        before = doc[first.i - 1]
+        if (
+            before.tag_ == "PRP"
+            and before.dep_ in {"dative", "dobj"}
+            and before.head.i == t.head.i
+            and t.dep_ == "dobj"
+        ):
+            before = doc[before.i - 1]  # "send me link": past the person it goes to
+        if before.i != t.head.i:
             continue  # right after its verb or preposition: "fixed bug", "in parser"
         if (t.head.text.lower(), t.text.lower()) in _FIXED_BARE:
             continue
@@ -568,12 +593,13 @@ def _missing_article(doc, sent) -> list[Correction]:
         if t.dep_ == "nsubj" and first.i != sent.start:
             if doc[first.i - 1].dep_ not in {"punct", "cc", "mark", "advmod"}:
                 continue
-        subjects = [c for c in verb.children if c.dep_ in {"nsubj", "nsubjpass", "expl"} and c.i < verb.i]
-        if not subjects or not _opens_clause(doc, subjects[0]):
+        owner = verb.head if verb.dep_ == "xcomp" else verb  # "we need to buy new switch"
+        subjects = [c for c in owner.children if c.dep_ in {"nsubj", "nsubjpass", "expl"} and c.i < owner.i]
+        if not subjects or not (_opens_clause(doc, subjects[0]) or _asked(doc, owner, subjects[0])):
             continue
         if subjects[0].tag_ != "PRP" and not any(c.dep_ in {"det", "poss"} for c in subjects[0].children):
             continue  # "I fixed bug", "The team found bug", not a heading's "Name one rejected fix"
-        article = "a" if t.dep_ == "attr" or _lemma(verb) in {"be", "have"} else "the"
+        article = "a" if t.dep_ == "attr" or _lemma(verb) in _TAKES_A_NEW_THING else "the"
         if article == "a" and _vowel_sound(first.text):
             article = "an"
         span_text = doc.text[first.idx : t.idx + len(t.text)]
@@ -1280,6 +1306,40 @@ def _base_after_aux(doc, sent) -> list[Correction]:
         if base.lower() == verb.text.lower():
             continue
         out.append(_make(doc, "base-after-aux", verb, verb, base))
+    return out
+
+
+_CONDITION_MARKS = {"if", "when", "once", "until", "before", "after", "unless"}
+
+
+def _will_after_if(doc, sent) -> list[Correction]:
+    """A condition about the future takes the present: "If the job will fail again, I'll open a
+    ticket" -> "If the job fails again". Only when the main clause says "will" (so not "If it will
+    help, I can share", nor "tell me if it will be late", where "if" means "whether")."""
+    out = []
+    for verb in sent:
+        if verb.dep_ != "advcl" or not any(
+            c.dep_ in {"mark", "advmod"} and c.text.lower() in _CONDITION_MARKS for c in verb.children
+        ):
+            continue
+        will = [c for c in verb.children if c.dep_ == "aux" and c.text.lower() in {"will", "'ll", "’ll"}]
+        if len(will) != 1 or will[0].i + 1 != verb.i or verb.tag_ != "VB":
+            continue
+        if verb.text.lower() in {"excuse", "forgive", "allow", "permit", "bear"}:
+            continue  # "If you'll excuse me": a polite formula
+        if not any(c.dep_ == "aux" and c.text.lower() in {"will", "'ll", "’ll", "wo"} for c in verb.head.children):
+            continue
+        subj = next((c for c in verb.children if c.dep_ in {"nsubj", "nsubjpass"}), None)
+        number = _subject_number(subj) if subj is not None else None
+        if subj is not None and subj.text.lower() == "i":
+            right = "am" if verb.text.lower() == "be" else verb.text
+        elif number == "singular":
+            right = "is" if verb.text.lower() == "be" else inflect(verb.text, "VBZ")
+        elif number == "plural":
+            right = "are" if verb.text.lower() == "be" else verb.text
+        else:
+            continue
+        out.append(_make(doc, "present-in-condition", will[0], verb, right))
     return out
 
 

@@ -100,6 +100,10 @@ PARSED = [
         "Can you turn on the camera so we can see the rack?",
         "word-choice",
     ),
+    ("If the job will fail again, I'll open a ticket.", "If the job fails again, I'll open a ticket.", "tense"),
+    ("When the build will finish, I will deploy it.", "When the build finishes, I will deploy it.", "tense"),
+    ("Can you send me link to the dashboard?", "Can you send me the link to the dashboard?", "article"),
+    ("We need to buy new switch for the rack.", "We need to buy a new switch for the rack.", "article"),
     ("Why the job is still pending?", "Why is the job still pending?", "word-order"),
     ("What you did change in the config?", "What did you change in the config?", "word-order"),
     ("Where the logs are?", "Where are the logs?", "word-order"),
@@ -163,6 +167,9 @@ CORRECT = [
     "I know well the people in the team.",
     "We need to check first.",
     "How is the job scheduled?",
+    "I will tell you if it will be late.",
+    "If it will help, I can share my screen.",
+    "If you'll excuse me, I'll drop off now.",
 ]
 
 
