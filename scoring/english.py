@@ -525,6 +525,8 @@ _FIXED_BARE = {
     ("in", "place"),
     ("at", "scale"),
     ("into", "account"),
+    ("in", "review"),
+    ("in", "progress"),
 }
 
 
@@ -1189,6 +1191,8 @@ def _tense(doc, sent) -> list[Correction]:
             continue  # "This chart shows last month": a chart or a document says it now
         if low.startswith(("'", "’")):
             continue  # "that's": a contraction is not rewritten
+        if any(c.text.lower() in _COMPARED_WITH | {"now", "today", "currently"} for c in verb.children):
+            continue  # "more stable last year than it is now": the clause compared is about now
         if verb.tag_ in {"VBP", "VBZ", "VB"} and (
             _cue_of(anchor, cue_tokens)
             or _cue_of(verb, cue_tokens)
