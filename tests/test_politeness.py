@@ -443,13 +443,22 @@ def test_a_bare_command_becomes_what_a_colleague_would_ask(line, softer):
     ("Can you not interrupt me?", "cutting_off"),
     ("Stop interrupting, please.", "cutting_off"),
     ("I already said that.", "impatience"),
+    ("Are you done yet?", "impatience"),
+    ("Why is this not done yet?", "impatience"),
+    ("That's not my job.", "dismissal"),
+    ("Okay, whatever you say.", "dismissal"),
+    ("Nice try.", "dismissal"),
+    ("This code is garbage.", "dismissal"),
+    ("Honestly, this is a mess.", "dismissal"),
 ])
 def test_plain_rudeness_in_other_words_is_named(line, kind):
     assert kind in {f.name for f in politeness.find(line)}
 
 
 @pytest.mark.parametrize("line", ["I think you are right about the cache.", "If I am wrong, tell me.",
-                                  "I already said that in the doc, but to recap: we shard the states."])
+                                  "I already said that in the doc, but to recap: we shard the states.",
+                                  "Are you done with the laptop?",
+                                  "The cleanup is a mess we inherited, so I made a plan."])
 def test_the_same_words_in_an_ordinary_line_are_not_rude(line):
     assert not politeness.assess(line).impolite
 
