@@ -825,6 +825,8 @@ def _opens_clause(doc, subj) -> bool:
             return True
     if prev.tag_ == "IN":
         return prev.dep_ != "prep"  # "because the job fail", not "over several servers helps"
+    if subj.head.dep_ == "ccomp" and prev.i == subj.head.head.i and _lemma(prev) in words("clause_verbs"):
+        return True  # "I think the vendor understand": a clause without "that"
     return prev.tag_ in _CLAUSE_OPENERS or prev.is_punct
 
 
@@ -882,8 +884,8 @@ def _subject_number(subj) -> str | None:
     low = subj.text.lower()
     if any(c.dep_ in {"conj", "cc"} for c in subj.children):
         return "plural" if _joined_by_and(subj) else None
-    if low == "one" and subj.tag_ == "CD" and any(c.dep_ == "prep" and c.text.lower() == "of" for c in subj.children):
-        return "singular"  # "One of the switches is"
+    if low in {"one", "each"} and any(c.dep_ == "prep" and c.text.lower() == "of" for c in subj.children):
+        return "singular"  # "One of the switches is", "Each of the pods has"
     if low in _SINGULAR_PRONOUNS:
         return "singular"
     if low in _PLURAL_PRONOUNS or low in {"these", "those"}:
@@ -908,6 +910,29 @@ _QUESTION_AUX_FOR = {
     "plural": {"is": "are", "was": "were", "does": "do", "has": "have"},
     "singular": {"are": "is", "were": "was", "do": "does", "have": "has"},
 }
+
+
+def _loose_subject(doc, subj, verb) -> bool:
+    """A comma or an "and" between the subject and its verb leaves the parse unsure which noun the
+    verb agrees with ("the invention of X and other techniques have", "reaction, people … are")."""
+    return any(t.text == "," or (t.dep_ == "conj" and t.i != subj.i) for t in doc[subj.i + 1 : verb.i])
+
+
+def _unreal(doc, subj) -> bool:
+    """ "If it were", "I wish it were", "as though it were": "were" after a singular subject is right."""
+    return any(
+        t.text.lower() in {"if", "wish", "though", "suppose", "imagine", "unless"}
+        for t in doc[subj.sent.start : subj.i]
+    )
+
+
+def _calls_for_subjunctive(governor) -> bool:
+    """ "suggest that he go", "it is important that it run": a verb or an adjective of need."""
+    return (
+        _lemma(governor) in words("bare_infinitive_governors")
+        or governor.pos_ == "ADJ"
+        or any(c.dep_ == "acomp" and c.pos_ == "ADJ" for c in governor.children)
+    )
 
 
 def _agreement(doc, sent) -> list[Correction]:
@@ -945,11 +970,13 @@ def _agreement(doc, sent) -> list[Correction]:
             "bare_infinitive_governors"
         ):
             continue
-        if verb.pos_ not in {"VERB", "AUX"} or verb.i - subj.right_edge.i > 4 or verb.i - subj.i > 8:
+        if verb.pos_ not in {"VERB", "AUX"} or verb.i - subj.right_edge.i > 4 or verb.i - subj.i > 12:
             continue
         if not _opens_clause(doc, subj) or _noun_like_verb(doc, verb, subj):
             continue
         inside = {x.i for x in subj.subtree}
+        if _loose_subject(doc, subj, verb):
+            continue
         if any(x.i not in inside and x.tag_ not in {"RB"} for x in doc[subj.i + 1 : verb.i]):
             continue
         if verb.i > subj.i + 1 and doc[subj.i + 1].tag_ in {"NNP", "NNPS", "PRP"}:
@@ -962,10 +989,11 @@ def _agreement(doc, sent) -> list[Correction]:
             continue  # "The job fail", "my team", not a headline's bare noun
         if subj.tag_ == "NNS" and any(c.dep_ in {"nummod", "compound", "quantmod"} for c in subj.children):
             continue  # "three months is", "node counts means": a measure is one amount
-        if any(
-            x.text.lower() in {"to", "if", "whether", "that", "lest"} for x in doc[max(sent.start, subj.i - 2) : subj.i]
+        if any(x.text.lower() in {"to", "lest"} for x in doc[max(sent.start, subj.i - 2) : subj.i]) or (
+            any(x.text.lower() == "that" for x in doc[max(sent.start, subj.i - 2) : subj.i])
+            and _calls_for_subjunctive(verb.head)
         ):
-            continue
+            continue  # "to": not a subject; "suggest that he go", "it is important that it run": the subjunctive
         low = verb.text.lower()
         if number == "singular" and verb.tag_ in {"VB", "VBP"}:
             if low in {"be", "can", "will", "must", "should", "may", "might", "would", "could", "shall", "let"}:
@@ -973,7 +1001,7 @@ def _agreement(doc, sent) -> list[Correction]:
             if subj.text.lower() in {"this", "that"} and subj.dep_ != "nsubj":
                 continue
             right = {"are": "is", "have": "has", "do": "does", "were": "was"}.get(low) or inflect(verb.text, "VBZ")
-            if low == "were":
+            if low == "were" and _unreal(doc, subj):
                 continue  # "if it were": subjunctive
             out.append(_make(doc, "agreement-singular", verb, verb, right))
         elif number == "plural" and verb.tag_ == "VBZ" and subj.text.lower() not in {"i", "you"}:
@@ -994,9 +1022,11 @@ def _agreement(doc, sent) -> list[Correction]:
                 out.append(_make(doc, "agreement-plural", aux, aux, _PLURAL_OF_VBZ[low]))
             continue
         subj = subjects[0] if subjects else None
-        if subj is None or aux.i - subj.i > 6 or subj.text.lower() in {"that", "which", "who", "what"}:
+        if subj is None or aux.i - subj.i > 12 or subj.text.lower() in {"that", "which", "who", "what"}:
             continue
         inside = {x.i for x in subj.subtree}
+        if _loose_subject(doc, subj, aux):
+            continue
         if any(x.i not in inside and x.tag_ != "RB" for x in doc[subj.i + 1 : aux.i]):
             continue
         number = _subject_number(subj)
@@ -1014,7 +1044,10 @@ def _agreement(doc, sent) -> list[Correction]:
             if subj.text.lower() in {"this", "that"} and low in {"were"}:
                 continue
             if low == "were":
-                continue  # "if it were"
+                if _unreal(doc, subj):
+                    continue  # "if it were"
+                out.append(_make(doc, "agreement-singular", aux, aux, "was"))
+                continue
             out.append(_make(doc, "agreement-singular", aux, aux, {"do": "does", "have": "has", "are": "is"}[low]))
         elif number == "plural" and low in {"does", "has", "is", "was"} and subj.text.lower() not in {"i", "you"}:
             out.append(
@@ -1291,7 +1324,14 @@ _AUX_BASE = {
 def _base_after_aux(doc, sent) -> list[Correction]:
     out = []
     for verb in sent:
-        if verb.tag_ not in {"VBD", "VBZ", "VBN"} or verb.pos_ != "VERB":
+        if verb.pos_ != "VERB" or not (
+            verb.tag_ in {"VBD", "VBZ", "VBN"}
+            or (
+                verb.tag_ == "VB"
+                and verb.text.lower().endswith("ed")
+                and verb.text.lower() in inflect_all(verb.text, "VBD")
+            )
+        ):
             continue
         if verb.tag_ == "VBN" and verb.text.lower() not in inflect_all(verb.text, "VBD"):
             continue  # "didn't knew", "will finished"; not a participle that is only one
@@ -2072,11 +2112,20 @@ def _article_checks(doc, sent) -> list[Correction]:
                 ):
                     article = "an" if _vowel_sound(nxt.text) else "a"
                     out.append(_make(doc, "as-role", nxt, nxt, f"{article} {nxt.text}"))
-        # "the PyTorch" -> "PyTorch"
-        if low == "the" and nxt is not None and nxt.text[:1].isupper() and nxt.text.lower() in words("names"):
+        # "the PyTorch", "a Kubernetes" -> "PyTorch", "Kubernetes"
+        if (
+            low in {"the", "a", "an"}
+            and nxt is not None
+            and nxt.text[:1].isupper()
+            and nxt.text.lower() in words("names")
+        ):
             after = doc[nxt.i + 1] if nxt.i + 1 < len(doc) else None
             if after is None or (
-                (after.is_punct or after.tag_ in {"IN", "TO", "RB", "MD", "VBZ", "VBD", "WDT"})
+                (
+                    after.is_punct
+                    or after.tag_ in {"IN", "TO", "RB", "MD", "VBZ", "VBD", "WDT"}
+                    or after.text.lower() in {"last", "this", "next", "yesterday", "today"}
+                )
                 and after.text.lower() not in {"of", "'s", "’s", "-", "/"}
             ):
                 out.append(_make(doc, "the-name", t, nxt, nxt.text, keep_case=True))
