@@ -303,6 +303,8 @@ _WORD_MAPS = {
     "price": {"cheap": "low", "expensive": "high"},
     "temperature": {"hot": "high", "warm": "high", "cold": "low"},
     "complaint": {"claim": "complaint", "claims": "complaints"},
+    "incident": {"accident": "incident", "accidents": "incidents"},
+    "superlative": {"worse": "worst", "better": "best"},
     "worried": {"worry": "worried", "concern": "concerned"},
 }
 
@@ -526,6 +528,10 @@ _FIXED_BARE = {
     ("at", "scale"),
     ("into", "account"),
     ("in", "review"),
+    ("on", "email"),
+    ("by", "email"),
+    ("over", "email"),
+    ("via", "email"),
     ("in", "progress"),
 }
 
@@ -915,7 +921,7 @@ _QUESTION_AUX_FOR = {
 def _loose_subject(doc, subj, verb) -> bool:
     """A comma or an "and" between the subject and its verb leaves the parse unsure which noun the
     verb agrees with ("the invention of X and other techniques have", "reaction, people … are")."""
-    return any(t.text == "," or (t.dep_ == "conj" and t.i != subj.i) for t in doc[subj.i + 1 : verb.i])
+    return any(t.text == "," or (t.dep_ == "conj" and t.head.i != subj.i) for t in doc[subj.i + 1 : verb.i])
 
 
 def _unreal(doc, subj) -> bool:
