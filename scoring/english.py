@@ -1552,15 +1552,29 @@ _NOUN_PHRASE_TAGS = {"DT", "PRP$", "JJ", "JJR", "JJS", "NN", "NNS", "NNP", "NNPS
 
 
 def _question_order(doc, sent) -> list[Correction]:
-    """A direct question keeps its auxiliary before the subject: "Why the job is pending?" ->
-    "Why is the job pending?", "What you did change?" -> "What did you change?"."""
+    """A direct question puts its auxiliary before the subject: "Why the job is pending?" -> "Why is
+    the job pending?", "What you did change?" -> "What did you change?", "How long it takes?" ->
+    "How long does it take?". Not a question answered at once ("Where the bottleneck is? Probably
+    the storage."), which speakers use as a way to introduce the answer."""
     tokens = [t for t in sent if not t.is_space]
     if len(tokens) < 4 or tokens[-1].text != "?" or tokens[0].text.lower() not in _WH_WORDS:
         return []
-    start = 1
-    if tokens[0].text.lower() == "how" and tokens[1].text.lower() in {"much", "many", "long", "often", "far", "big"}:
-        start = 2
-    if start >= len(tokens):
+    following = doc[sent.end :].text.strip()
+    if following and not following.rstrip().endswith("?"):
+        return []
+    start = 1  # past the wh-phrase: "How long", "What time", "What kind of GPUs", "Which part of the work"
+    while (
+        start < len(tokens)
+        and start <= 6
+        and (
+            tokens[start].tag_ in {"NN", "NNS", "JJ", "RB", "JJR"}
+            or tokens[start].text.lower() in {"of", "much", "many"}
+        )
+    ):
+        if tokens[start].text.lower() == "of" and start + 1 < len(tokens) and tokens[start + 1].tag_ in {"DT", "PRP$"}:
+            start += 1  # "of the work": the determiner belongs to the wh-phrase
+        start += 1
+    if start >= len(tokens) - 2:
         return []
     first = tokens[start]
     if first.text.lower() in _SUBJECT_PRONOUNS:
@@ -1573,14 +1587,27 @@ def _question_order(doc, sent) -> list[Correction]:
             return []
     else:
         return []
-    aux_at = subject_end + 1
-    if aux_at >= len(tokens) - 1 or tokens[aux_at].text.lower() not in _QUESTION_AUX:
+    after = subject_end + 1
+    if after >= len(tokens) - 1:
         return []
-    subject, aux = doc[first.i : tokens[subject_end].i + 1], tokens[aux_at]
-    if aux.dep_ not in {"aux", "auxpass", "ROOT", "ccomp"} or tokens[aux_at + 1].text.lower() in {"n't", "not"}:
-        return []
+    subject = doc[first.i : tokens[subject_end].i + 1]
     subject_text = subject.text if first.text == "I" else first.text.lower() + subject.text[len(first.text) :]
-    return [_make(doc, "question-order", first, aux, f"{aux.text.lower()} {subject_text}", keep_case=True)]
+    verb = tokens[after]
+    main = verb if verb.dep_ == "ROOT" else verb.head
+    if main.dep_ != "ROOT" or any(t.text in {",", "-", "–", "—", ":", ";"} for t in tokens[after:]):
+        return []  # "When you say 1,600 services - what are you measuring?": a clause before the question
+    if verb.text.lower() in _QUESTION_AUX and verb.dep_ in {"aux", "auxpass", "ROOT"}:
+        last = tokens[after + 1] if tokens[after + 1].text.lower() == "n't" else verb
+        moved = doc[verb.i : last.i + 1].text.lower()
+        return [_make(doc, "question-order", first, last, f"{moved} {subject_text}", keep_case=True)]
+    if verb.pos_ == "VERB" and verb.tag_ in _DO_FOR and not any(c.dep_ in {"aux", "auxpass"} for c in verb.children):
+        base = inflect(verb.text, "VB")
+        right = f"{_DO_FOR[verb.tag_]} {subject_text} {base}"
+        return [_make(doc, "question-order", first, verb, right, keep_case=True)]
+    return []
+
+
+_DO_FOR = {"VBZ": "does", "VBP": "do", "VBD": "did"}  # "How long it takes?" -> "How long does it take?"
 
 
 _ADVERBS_AFTER_OBJECT = {
@@ -1600,10 +1627,12 @@ _ADVERBS_AFTER_OBJECT = {
 
 def _adverb_before_object(doc, sent) -> list[Correction]:
     """An adverb of manner goes after the object: "writes very well CUDA kernels" -> "writes CUDA
-    kernels very well", "check first the logs" -> "check the logs first"."""
+    kernels very well", "check first the logs" -> "check the logs first"; "also" before the verb:
+    "check also the network" -> "also check the network"."""
     out = []
     for adverb in sent:
-        if adverb.text.lower() not in _ADVERBS_AFTER_OBJECT or adverb.dep_ != "advmod" or adverb.head.pos_ != "VERB":
+        low = adverb.text.lower()
+        if low not in _ADVERBS_AFTER_OBJECT | {"also"} or adverb.dep_ != "advmod" or adverb.head.pos_ != "VERB":
             continue
         verb = adverb.head
         obj = next((c for c in verb.children if c.dep_ == "dobj" and c.i > adverb.i), None)
@@ -1617,6 +1646,13 @@ def _adverb_before_object(doc, sent) -> list[Correction]:
             continue
         moved = doc[obj.left_edge.i : obj.right_edge.i + 1].text
         said = doc[first.i : adverb.i + 1].text
+        if low == "also":
+            if verb.tag_ != "VB":
+                continue  # "it has also the …": leave the finite verbs to a person
+            out.append(
+                _make(doc, "also-before-verb", verb, obj.right_edge, f"also {verb.text} {moved}", keep_case=True)
+            )
+            continue
         out.append(_make(doc, "adverb-before-object", first, obj.right_edge, f"{moved} {said}", keep_case=True))
     return out
 
