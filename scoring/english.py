@@ -426,6 +426,7 @@ def _parse_corrections(text: str, doc) -> list[Correction]:
             _agreement,
             _base_after_aux,
             _will_after_if,
+            _unreal_conditional,
             _embedded_question,
             _enough,
             _question_order,
@@ -567,7 +568,24 @@ def _missing_article(doc, sent) -> list[Correction]:
         first = left[0] if left else t
         if any(x.tag_ not in {"JJ", "NN", "HYPH"} or any(ch.isdigit() for ch in x.text) for x in left):
             continue
-        if any(x.text.lower() in {"such", "same", "only", "first", "last", "next", "own"} for x in left):
+        if any(
+            x.text.lower()
+            in {
+                "such",
+                "same",
+                "only",
+                "first",
+                "last",
+                "next",
+                "own",
+                "multiple",
+                "various",
+                "several",
+                "numerous",
+                "many",
+            }
+            for x in left
+        ):
             continue  # other checks say what it needs: "such a problem", "the same problem"
         if first.i > 0:
             prev = doc[first.i - 1]
@@ -715,10 +733,15 @@ def _counted_compound(token) -> bool:
     return token.tag_ in {"NN", "NNP"} and token.text[:1].isupper() and _acronym(token.text)
 
 
+_PICK_FROM_MANY = {"one", "both", "each", "several", "many", "few", "either", "neither"}
+
+
 def _one_of(doc, sent) -> list[Correction]:
+    """ "One of the biggest problem", "Both of the solution": a pick from a group names the group in
+    the plural."""
     out = []
     for t in sent:
-        if t.text.lower() != "one" or t.i + 1 >= len(doc) or doc[t.i + 1].text.lower() != "of":
+        if t.text.lower() not in _PICK_FROM_MANY or t.i + 1 >= len(doc) or doc[t.i + 1].text.lower() != "of":
             continue
         of = doc[t.i + 1]
         objs = [c for c in of.children if c.dep_ == "pobj"]
@@ -1093,8 +1116,8 @@ def _agreement(doc, sent) -> list[Correction]:
 _PAST_CUES = re.compile(
     r"(?i)\b(?:yesterday|last (?:week|night|month|year|sprint|quarter|time|friday|monday|tuesday|wednesday|"
     r"thursday|saturday|sunday|weekend)|(?:\w+) (?:days?|weeks?|months?|years?|hours?|minutes?) ago|"
-    r"this morning|earlier today|(?:in|during|at) the last (?:interview|meeting|sprint|release|incident|review|call|"
-    r"project|job|quarter|demo|retro)|in (?:january|february|march|april|may|june|july|august|september|october|"
+    r"this morning|earlier today|(?:in|during|at) (?:the|my|your|our|his|her|their) last (?:interview|meeting|sprint|release|incident|review|call|"
+    r"project|job|quarter|demo|retro|on-call|shift|rotation|company|team)|in (?:january|february|march|april|may|june|july|august|september|october|"
     r"november|december) (?:19|20)\d\d|in (?:19\d\d|20[01]\d|202[0-5]))\b"
 )
 _POINT_IN_TIME = re.compile(r"(?i)yesterday|last|ago")  # "Last week we have upgraded": no span up to now
@@ -1186,14 +1209,47 @@ def _cue_of(verb, cue_tokens) -> bool:
     return False
 
 
-def _past_clause(verb) -> bool:
-    """A "when I joined" clause hangs on the verb: its time is past."""
+def _past_clause(verb, loose: bool = False) -> bool:
+    """A "when I joined" clause hangs on the verb: its time is past. `loose` also takes a "when"
+    the parser called an adverb ("When I was a student, I have used …"), for the perfect only."""
     return any(
         c.dep_ == "advcl"
         and c.tag_ == "VBD"
-        and any(m.dep_ == "mark" and m.text.lower() in {"when", "after", "before"} for m in c.children)
+        and any(
+            (m.dep_ == "mark" or (loose and m.dep_ == "advmod")) and m.text.lower() in {"when", "after", "before"}
+            for m in c.children
+        )
         for c in verb.children
     )
+
+
+def _span_up_to_now(prep) -> bool:
+    """ "since March", "for three years", "for a while": a time up to now."""
+    if prep.dep_ != "prep" or prep.text.lower() not in {"since", "for"}:
+        return False
+    objects = [c for c in prep.children if c.dep_ == "pobj"]
+    return prep.text.lower() == "since" or any(o.text.lower() in _DURATIONS for o in objects)
+
+
+_DURATIONS = {
+    "years",
+    "year",
+    "months",
+    "month",
+    "weeks",
+    "week",
+    "days",
+    "day",
+    "hours",
+    "hour",
+    "minutes",
+    "while",
+    "long",
+    "ages",
+    "decades",
+    "decade",
+    "time",
+}
 
 
 def _finite_simple(verb) -> bool:
@@ -1257,17 +1313,21 @@ def _tense(doc, sent) -> list[Correction]:
             continue
         if _cue_of(aux.head, cue_tokens) or _past_clause(aux.head):
             out.append(_make(doc, "past-with-cue", aux, aux, "did"))
-    # "I have fixed it yesterday" -> "I fixed it yesterday"
-    if cue_tokens and not any(t.text.lower() in {"since", "for"} for t in sent):
-        for verb in sent:
-            if verb.tag_ != "VBN":
-                continue
-            aux = [c for c in verb.children if c.dep_ == "aux" and c.text.lower() in {"have", "has", "'ve", "’ve"}]
-            if len(aux) != 1 or not _cue_of(verb, cue_tokens) or aux[0].i + 1 != verb.i:
-                continue
-            if not any(c.i > verb.i or _POINT_IN_TIME.match(c.text) for c in cue_tokens if _cue_of(verb, [c])):
-                continue  # "In 2023 … have pushed": a cue said first frames a span up to now
+    # "I have fixed it yesterday" -> "I fixed it yesterday"; "When I was a student, I have used"
+    for verb in sent:
+        if verb.tag_ != "VBN" or any(_span_up_to_now(c) for c in verb.children):
+            continue  # "have worked here for three years", "since March"
+        aux = [c for c in verb.children if c.dep_ == "aux" and c.text.lower() in {"have", "has", "'ve", "’ve"}]
+        if len(aux) != 1 or aux[0].i + 1 != verb.i:
+            continue
+        if _past_clause(verb, loose=True) and not any(t.text.lower() == "since" for t in sent):
             out.append(_make(doc, "perfect-with-cue", aux[0], verb, _simple_past(doc, verb)))
+            continue
+        if not cue_tokens or not _cue_of(verb, cue_tokens) or any(t.text.lower() in {"since"} for t in sent):
+            continue
+        if not any(c.i > verb.i or _POINT_IN_TIME.match(c.text) for c in cue_tokens if _cue_of(verb, [c])):
+            continue  # "In 2023 … have pushed": a cue said first frames a span up to now
+        out.append(_make(doc, "perfect-with-cue", aux[0], verb, _simple_past(doc, verb)))
     # "Since 2021 I am working" -> "I have been working"; "The job is running for six hours already"
     for prep in sent:
         low = prep.text.lower()
@@ -1390,6 +1450,58 @@ def _will_after_if(doc, sent) -> list[Correction]:
         else:
             continue
         out.append(_make(doc, "present-in-condition", will[0], verb, right))
+    return out
+
+
+_MODALS_OF_UNREAL = {"would", "could", "might", "'d", "’d"}
+
+
+def _unreal_conditional(doc, sent) -> list[Correction]:
+    """The tenses of an unreal "if": "If I knew earlier, I would have asked" -> "If I had known";
+    "If it had worked, we would not lose it" -> "would not have lost"; "If we would have more GPUs,
+    we could …" -> "If we had more GPUs"."""
+    out = []
+    for condition in sent:
+        if condition.dep_ != "advcl" or not any(
+            c.dep_ == "mark" and c.text.lower() == "if" for c in condition.children
+        ):
+            continue
+        main = condition.head
+        main_aux = [c.text.lower() for c in main.children if c.dep_ == "aux" and c.i < main.i]
+        if not main_aux or main_aux[0] not in _MODALS_OF_UNREAL:
+            continue
+        cond_aux = [c for c in condition.children if c.dep_ in {"aux", "auxpass"} and c.i < condition.i]
+        subject = next((c for c in condition.children if c.dep_ in {"nsubj", "nsubjpass"}), None)
+        past_main = "have" in main_aux and main.tag_ == "VBN"
+        if (
+            past_main
+            and not cond_aux
+            and condition.tag_ == "VBD"
+            and condition.text.lower() != "had"  # "if we had had" is right, and reads as a slip
+            and not any(c.dep_ == "xcomp" for c in condition.children)  # "if the IO were to be slower"
+        ):
+            right = "had been" if condition.text.lower() in {"was", "were"} else f"had {inflect(condition.text, 'VBN')}"
+            out.append(_make(doc, "unreal-conditional", condition, condition, right))
+        elif (
+            not past_main
+            and main.tag_ == "VB"
+            and [a.text.lower() for a in cond_aux] == ["had"]
+            and condition.tag_ == "VBN"
+        ):
+            out.append(_make(doc, "unreal-conditional", main, main, f"have {inflect(main.text, 'VBN')}"))
+        elif (
+            not past_main
+            and [a.text.lower() for a in cond_aux] == ["would"]
+            and condition.tag_ == "VB"
+            and subject is not None
+            and subject.text.lower() != "you"
+        ):
+            would = cond_aux[0]
+            if condition.text.lower() == "be":
+                right = "was" if subject.text.lower() in {"i"} else "were"
+            else:
+                right = inflect(condition.text, "VBD")
+            out.append(_make(doc, "unreal-conditional", would, condition, right))
     return out
 
 
