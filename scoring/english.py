@@ -1116,8 +1116,9 @@ def _agreement(doc, sent) -> list[Correction]:
 _PAST_CUES = re.compile(
     r"(?i)\b(?:yesterday|last (?:week|night|month|year|sprint|quarter|time|friday|monday|tuesday|wednesday|"
     r"thursday|saturday|sunday|weekend)|(?:\w+) (?:days?|weeks?|months?|years?|hours?|minutes?) ago|"
-    r"this morning|earlier today|(?:in|during|at) (?:the|my|your|our|his|her|their) last (?:interview|meeting|sprint|release|incident|review|call|"
-    r"project|job|quarter|demo|retro|on-call|shift|rotation|company|team)|in (?:january|february|march|april|may|june|july|august|september|october|"
+    r"this morning|earlier today|(?:in|during|at) (?:the|my|your|our|his|her|their) last "
+    r"(?:interview|meeting|sprint|release|incident|review|call|project|job|quarter|demo|retro|on-call|shift|"
+    r"rotation|company|team)|in (?:january|february|march|april|may|june|july|august|september|october|"
     r"november|december) (?:19|20)\d\d|in (?:19\d\d|20[01]\d|202[0-5]))\b"
 )
 _POINT_IN_TIME = re.compile(r"(?i)yesterday|last|ago")  # "Last week we have upgraded": no span up to now
