@@ -429,6 +429,7 @@ def _parse_corrections(text: str, doc) -> list[Correction]:
             _unreal_conditional,
             _embedded_question,
             _enough,
+            _comparative_as,
             _question_order,
             _adverb_before_object,
             _superlative_article,
@@ -1767,6 +1768,29 @@ def _adverb_before_object(doc, sent) -> list[Correction]:
             )
             continue
         out.append(_make(doc, "adverb-before-object", first, obj.right_edge, f"{moved} {said}", keep_case=True))
+    return out
+
+
+def _comparative_as(doc, sent) -> list[Correction]:
+    """A comparative is followed by "than": "slower as the first one" -> "slower than"; not "more
+    useful as a library" (a role) nor "as the team grew" (a clause)."""
+    out = []
+    for as_ in sent:
+        if as_.text.lower() != "as" or as_.dep_ != "prep":
+            continue
+        compared = as_.head
+        if not (
+            compared.tag_ in {"JJR", "RBR"}
+            and compared.text.lower() not in {"more", "less"}
+            or (compared.pos_ in {"ADJ", "ADV"} and any(c.text.lower() in {"more", "less"} for c in compared.children))
+        ):
+            continue
+        objects = [c for c in as_.children if c.dep_ == "pobj"]
+        if not objects or any(c.dep_ == "det" and c.text.lower() in {"a", "an"} for c in objects[0].children):
+            continue
+        if as_.i != compared.i + 1 or any(t.text.lower() == "as" for t in doc[sent.start : compared.i]):
+            continue  # "as fast as" is another matter
+        out.append(_make(doc, "comparative-than", as_, as_, "than"))
     return out
 
 
