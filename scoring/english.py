@@ -549,6 +549,36 @@ def _asked(doc, verb, subj) -> bool:
     )
 
 
+_PLACE_PREPOSITIONS = {"in", "on", "with", "for", "about", "from", "into", "to"}
+_EVENTS = {"incident", "outage", "meeting", "interview", "call", "demo", "presentation"}
+_DEGREE_WORDS = {"very", "really", "quite", "pretty", "extremely", "super"}  # "very good question"
+_WORDS_WITH_THEIR_OWN_CHECK = {
+    "such",
+    "same",
+    "only",
+    "first",
+    "last",
+    "next",
+    "own",
+    "multiple",
+    "various",
+    "several",
+    "numerous",
+    "many",
+}
+
+
+def _clause_owner(verb):
+    """The verb whose subject does this verb's work: "need to buy" -> "need", "responsible for
+    building" -> "was"."""
+    node = verb
+    for _ in range(4):
+        if node.dep_ not in {"xcomp", "pcomp", "prep", "acomp"} or node.head.i == node.i:
+            break
+        node = node.head
+    return node
+
+
 _TAKES_A_NEW_THING = {"be", "have", "buy", "need", "order", "add", "create", "build", "write", "want", "request"}
 
 
@@ -565,28 +595,15 @@ def _missing_article(doc, sent) -> list[Correction]:
             continue
         if any(c.dep_ in {"conj", "cc", "appos"} for c in t.children) or t.dep_ == "conj":
             continue
-        left = list(t.lefts)
+        left = list(doc[t.left_edge.i : t.i])
         first = left[0] if left else t
-        if any(x.tag_ not in {"JJ", "NN", "HYPH"} or any(ch.isdigit() for ch in x.text) for x in left):
-            continue
         if any(
-            x.text.lower()
-            in {
-                "such",
-                "same",
-                "only",
-                "first",
-                "last",
-                "next",
-                "own",
-                "multiple",
-                "various",
-                "several",
-                "numerous",
-                "many",
-            }
+            (x.tag_ not in {"JJ", "NN", "NNS", "HYPH"} and not (x.tag_ == "RB" and x.text.lower() in _DEGREE_WORDS))
+            or any(ch.isdigit() for ch in x.text)
             for x in left
         ):
+            continue
+        if any(x.text.lower() in _WORDS_WITH_THEIR_OWN_CHECK for x in left):
             continue  # other checks say what it needs: "such a problem", "the same problem"
         if first.i > 0:
             prev = doc[first.i - 1]
@@ -598,8 +615,9 @@ def _missing_article(doc, sent) -> list[Correction]:
             doc[t.i + 1].tag_ in {"NN", "NNS", "NNP", "CD", "POS"} or doc[t.i + 1].text in {"-", "/"}
         ):
             continue
-        if t.dep_ == "pobj" and t.head.text.lower() not in {"in", "on", "with", "for", "about", "from", "into", "to"}:
-            continue
+        if t.dep_ == "pobj" and t.head.text.lower() not in _PLACE_PREPOSITIONS:
+            if t.head.text.lower() not in {"during", "after", "before"} or t.text.lower() not in _EVENTS:
+                continue  # "during the incident", but "during startup", "after lunch"
         if first.i == 0:
             continue
         before = doc[first.i - 1]
@@ -610,23 +628,33 @@ def _missing_article(doc, sent) -> list[Correction]:
             and t.dep_ == "dobj"
         ):
             before = doc[before.i - 1]  # "send me link": past the person it goes to
-        if before.i != t.head.i:
-            continue  # right after its verb or preposition: "fixed bug", "in parser"
+        if before.i != t.head.i and not (t.dep_ == "nsubj" and before.dep_ == "mark"):
+            continue  # right after its verb or preposition: "fixed bug", "in parser"; "because batch size was"
         if (t.head.text.lower(), t.text.lower()) in _FIXED_BARE:
             continue
-        if not (sent.text[:1].isupper() and sent.text.rstrip()[-1:] in {".", "!", "?"}):
+        if not (sent.text[:1].isupper() and sent.text.rstrip()[-1:] in {".", "!", "?", ";"}):
             continue  # notes and fragments
         verb = t.head if t.dep_ != "pobj" else t.head.head
         if t.dep_ == "nsubj" and first.i != sent.start:
             if doc[first.i - 1].dep_ not in {"punct", "cc", "mark", "advmod"}:
                 continue
-        owner = verb.head if verb.dep_ == "xcomp" else verb  # "we need to buy new switch"
+        owner = _clause_owner(verb)  # "we need to buy new switch", "I was responsible for building internal tool"
         subjects = [c for c in owner.children if c.dep_ in {"nsubj", "nsubjpass", "expl"} and c.i < owner.i]
         if not subjects or not (_opens_clause(doc, subjects[0]) or _asked(doc, owner, subjects[0])):
             continue
-        if subjects[0].tag_ != "PRP" and not any(c.dep_ in {"det", "poss"} for c in subjects[0].children):
+        own_subject = subjects[0].i == t.i and doc[first.i - 1].dep_ == "mark"  # "because batch size was …"
+        relative = subjects[0].tag_ == "WDT" and t.dep_ == "attr"  # "which is rare case"
+        if (
+            subjects[0].tag_ != "PRP"
+            and subjects[0].text.lower() not in _SINGULAR_PRONOUNS
+            and not any(c.dep_ in {"det", "poss"} for c in subjects[0].children)
+            and not own_subject
+            and not relative
+        ):
             continue  # "I fixed bug", "The team found bug", not a heading's "Name one rejected fix"
         article = "a" if t.dep_ == "attr" or _lemma(verb) in _TAKES_A_NEW_THING else "the"
+        if t.dep_ == "pobj" and t.head.text.lower() in {"during", "after", "before"}:
+            article = "the"  # "during the incident": one already known
         if article == "a" and _vowel_sound(first.text):
             article = "an"
         span_text = doc.text[first.idx : t.idx + len(t.text)]
