@@ -553,6 +553,7 @@ _PLACE_PREPOSITIONS = {"in", "on", "with", "for", "about", "from", "into", "to"}
 _EVENTS = {"incident", "outage", "meeting", "interview", "call", "demo", "presentation"}
 _DEGREE_WORDS = {"very", "really", "quite", "pretty", "extremely", "super"}  # "very good question"
 _WORDS_WITH_THEIR_OWN_CHECK = {
+    "different",
     "such",
     "same",
     "only",
@@ -566,6 +567,16 @@ _WORDS_WITH_THEIR_OWN_CHECK = {
     "numerous",
     "many",
 }
+
+
+def _from_to(doc, noun) -> bool:
+    """ "from model to model", "day to day": a noun repeated across "to" needs no article."""
+    word = noun.text.lower()
+
+    def said(i: int, text: str) -> bool:
+        return 0 <= i < len(doc) and doc[i].text.lower() == text
+
+    return (said(noun.i + 1, "to") and said(noun.i + 2, word)) or (said(noun.i - 1, "to") and said(noun.i - 2, word))
 
 
 def _clause_owner(verb):
@@ -630,7 +641,7 @@ def _missing_article(doc, sent) -> list[Correction]:
             before = doc[before.i - 1]  # "send me link": past the person it goes to
         if before.i != t.head.i and not (t.dep_ == "nsubj" and before.dep_ == "mark"):
             continue  # right after its verb or preposition: "fixed bug", "in parser"; "because batch size was"
-        if (t.head.text.lower(), t.text.lower()) in _FIXED_BARE:
+        if (t.head.text.lower(), t.text.lower()) in _FIXED_BARE or _from_to(doc, t):
             continue
         if not (sent.text[:1].isupper() and sent.text.rstrip()[-1:] in {".", "!", "?", ";"}):
             continue  # notes and fragments
@@ -889,13 +900,14 @@ def _opens_clause(doc, subj) -> bool:
 
 
 def _noun_like_verb(doc, verb, subj) -> bool:
-    """ "the median wait for …": a noun after a noun, not a verb (the parser's compound mistake)."""
+    """ "the median wait for …", "the queue wait time is": a noun after a noun, not a verb (the
+    parser's compound mistake)."""
     from lemminflect import getAllLemmas
 
     if verb.i != subj.i + 1 or not subj.tag_.startswith("NN") or "NOUN" not in getAllLemmas(verb.text.lower()):
         return False
     nxt = doc[verb.i + 1] if verb.i + 1 < len(doc) else None
-    return nxt is None or nxt.tag_ in {"IN", "TO", "."} or nxt.is_punct
+    return nxt is None or nxt.tag_ in {"IN", "TO", ".", "NN", "NNS"} or nxt.is_punct
 
 
 def _lemma(token) -> str:
@@ -922,6 +934,7 @@ def _joined_by_and(subj) -> bool:
     cc = [c.text.lower() for c in subj.children if c.dep_ == "cc"]
     return (
         cc == ["and"]
+        and not _compared_with(subj)
         and len(conjuncts) == 1
         and not any(c.dep_ == "conj" for c in conjuncts[0].children)
         and _determined_nouns(subj, *conjuncts)
@@ -929,11 +942,20 @@ def _joined_by_and(subj) -> bool:
     )
 
 
+def _compared_with(noun) -> bool:
+    """ "… the same queue as the preemptor and the preemptee has …": after "as" or "than" the parse
+    may join two nouns that are not one subject."""
+    first = noun.left_edge
+    return first.i > first.sent.start and first.doc[first.i - 1].text.lower() in {"as", "than", "like", "with"}
+
+
 def _two_subjects(doc, subjects) -> bool:
     """The parser's other reading of two subjects joined by "and": both hang on the verb."""
     if len(subjects) != 2:
         return False
     first, second = subjects
+    if _compared_with(first):
+        return False
     between = doc[first.i + 1 : second.left_edge.i]
     return [t.text.lower() for t in between] == ["and"] and _determined_nouns(first, second)
 
@@ -1221,7 +1243,7 @@ def _cue_tokens(sent, regex) -> list:
     return [t for t in sent if any(a <= t.idx < b for a, b in spans)]
 
 
-_COMPARED_WITH = {"than", "vs", "vs.", "versus"}
+_COMPARED_WITH = {"than", "as", "vs", "vs.", "versus"}
 
 
 def _cue_of(verb, cue_tokens) -> bool:
@@ -1316,18 +1338,31 @@ def _tense(doc, sent) -> list[Correction]:
             continue  # "This chart shows last month": a chart or a document says it now
         if low.startswith(("'", "’")):
             continue  # "that's": a contraction is not rewritten
-        if any(c.text.lower() in _COMPARED_WITH | {"now", "today", "currently"} for c in verb.children):
+        if any(c.text.lower() in {"than", "now", "currently"} for c in verb.children):
             continue  # "more stable last year than it is now": the clause compared is about now
-        if verb.tag_ in {"VBP", "VBZ", "VB"} and (
-            _cue_of(anchor, cue_tokens)
-            or _cue_of(verb, cue_tokens)
-            or _past_clause(anchor)
-            or any(c.dep_ == "advcl" and _cue_of(c, cue_tokens) for c in verb.children)
+        if subj is not None and subj.text.lower() in {"which", "who"}:
+            continue  # "… last month, which is too low": a comment, said now
+        own_time = any(t in future_tokens or t.text.lower() in {"tomorrow", "tonight"} for t in verb.subtree)
+        if (
+            verb.tag_ in {"VBP", "VBZ", "VB"}
+            and not own_time
+            and (  # "… and the postmortem is tomorrow"
+                _cue_of(anchor, cue_tokens)
+                or _cue_of(verb, cue_tokens)
+                or _past_clause(anchor)
+                or any(c.dep_ == "advcl" and _cue_of(c, cue_tokens) for c in verb.children)
+            )
         ):
             right = {"am": "was", "is": "was", "are": "were", "'s": "was"}.get(low) or inflect(verb.text, "VBD")
             if right.lower() != low:
                 out.append(_make(doc, "past-with-cue", verb, verb, right))
-        elif verb.tag_ == "VBD" and (_cue_of(anchor, future_tokens) or _cue_of(verb, future_tokens)) and not cue_tokens:
+        elif (
+            verb.tag_ == "VBD"
+            and (_cue_of(anchor, future_tokens) or _cue_of(verb, future_tokens))
+            and not cue_tokens
+            and not any(c.dep_ == "mark" and c.text.lower() == "if" for c in verb.children)
+            and not any(t.text.lower() in {"would", "could", "might", "wish"} for t in sent)
+        ):  # not "Would it help if I took the shift next week?": a past that is only supposed
             if low in {"was", "were"}:
                 right = "will be"
             else:
