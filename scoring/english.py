@@ -1368,6 +1368,19 @@ def _tense(doc, sent) -> list[Correction]:
             else:
                 right = "will " + inflect(verb.text, "VB")
             out.append(_make(doc, "future-with-cue", verb, verb, right))
+    # "Last year I am working on …" -> "I was working"
+    for aux in sent:
+        low = aux.text.lower()
+        if aux.dep_ != "aux" or low not in {"am", "is", "are", "'m", "’m", "'re", "’re"} or aux.head.tag_ != "VBG":
+            continue
+        if aux.head.text.lower() == "going":
+            continue  # "are going to be": the future
+        verb = aux.head
+        if aux.i + 1 != verb.i or not _cue_of(verb, cue_tokens) or any(_span_up_to_now(c) for c in verb.children):
+            continue
+        if low.startswith(("'", "’")):
+            continue  # "I'm working": a contraction is not rewritten
+        out.append(_make(doc, "past-with-cue", aux, aux, "were" if low == "are" else "was"))
     # "we don't have" in a past time
     for aux in sent:
         if (
@@ -1533,8 +1546,9 @@ def _unreal_conditional(doc, sent) -> list[Correction]:
             continue
         main = condition.head
         main_aux = [c.text.lower() for c in main.children if c.dep_ == "aux" and c.i < main.i]
-        if not main_aux or main_aux[0] not in _MODALS_OF_UNREAL:
+        if not main_aux or main_aux[0] not in _MODALS_OF_UNREAL | {"will", "'ll", "’ll"}:
             continue
+        future_main = main_aux[0] not in _MODALS_OF_UNREAL  # "If I would do it again, I will …"
         cond_aux = [c for c in condition.children if c.dep_ in {"aux", "auxpass"} and c.i < condition.i]
         subject = next((c for c in condition.children if c.dep_ in {"nsubj", "nsubjpass"}), None)
         past_main = "have" in main_aux and main.tag_ == "VBN"
@@ -1554,6 +1568,12 @@ def _unreal_conditional(doc, sent) -> list[Correction]:
             and condition.tag_ == "VBN"
         ):
             out.append(_make(doc, "unreal-conditional", main, main, f"have {inflect(main.text, 'VBN')}"))
+        elif future_main:
+            if [a.text.lower() for a in cond_aux] == ["would"] and condition.tag_ == "VB":
+                will = next(c for c in main.children if c.dep_ == "aux" and c.i < main.i)
+                right = "were" if condition.text.lower() == "be" else inflect(condition.text, "VBD")
+                out.append(_make(doc, "unreal-conditional", cond_aux[0], condition, right))
+                out.append(_make(doc, "unreal-conditional", will, will, "would"))
         elif (
             not past_main
             and [a.text.lower() for a in cond_aux] == ["would"]
@@ -1737,7 +1757,8 @@ def _question_order(doc, sent) -> list[Correction]:
     if len(tokens) < 4 or tokens[-1].text != "?" or tokens[0].text.lower() not in _WH_WORDS:
         return []
     following = doc[sent.end :].text.strip()
-    if following and not following.rstrip().endswith("?"):
+    answered = bool(following) and not following.rstrip().endswith("?")
+    if answered and not following.lower().startswith("because"):
         return []
     start = 1  # past the wh-phrase: "How long", "What time", "What kind of GPUs", "Which part of the work"
     while (
@@ -1771,12 +1792,14 @@ def _question_order(doc, sent) -> list[Correction]:
     subject_text = subject.text if first.text == "I" else first.text.lower() + subject.text[len(first.text) :]
     verb = tokens[after]
     main = verb if verb.dep_ == "ROOT" else verb.head
-    if main.dep_ != "ROOT" or any(t.text in {",", "-", "–", "—", ":", ";"} for t in tokens[after:]):
+    if main.dep_ != "ROOT" or any(t.text in {",", "-", "–", "—", ":", ";", '"', "“", "”"} for t in tokens[after:]):
         return []  # "When you say 1,600 services - what are you measuring?": a clause before the question
     if verb.text.lower() in _QUESTION_AUX and verb.dep_ in {"aux", "auxpass", "ROOT"}:
         last = tokens[after + 1] if tokens[after + 1].text.lower() == "n't" else verb
         moved = doc[verb.i : last.i + 1].text.lower()
         return [_make(doc, "question-order", first, last, f"{moved} {subject_text}", keep_case=True)]
+    if answered:
+        return []  # "Why we chose FSDP? Because …": a title-like question, said to give its answer
     if verb.pos_ == "VERB" and verb.tag_ in _DO_FOR and not any(c.dep_ in {"aux", "auxpass"} for c in verb.children):
         base = inflect(verb.text, "VB")
         right = f"{_DO_FOR[verb.tag_]} {subject_text} {base}"

@@ -131,6 +131,12 @@ PARSED = [
     ("It is a single node, which is rare case for us.", "It is a single node, which is a rare case for us.", "article"),
     ("I was responsible for building internal tool.", "I was responsible for building an internal tool.", "article"),
     ("Both of the solution have pros and cons.", "Both of the solutions have pros and cons.", "number"),
+    ("Last year I am working on the platform team.", "Last year I was working on the platform team.", "tense"),
+    (
+        "Why the GPU is idle? Because the loader is slow.",
+        "Why is the GPU idle? Because the loader is slow.",
+        "word-order",
+    ),
     ("Why the job is still pending?", "Why is the job still pending?", "word-order"),
     ("What you did change in the config?", "What did you change in the config?", "word-order"),
     ("Where the logs are?", "Where are the logs?", "word-order"),
@@ -248,6 +254,12 @@ def test_two_errors_of_one_sentence_are_both_corrected_in_their_time():
     review = english.review("The training become unstable when we increase the learning rate yesterday.")
     assert review.corrected == "The training became unstable when we increased the learning rate yesterday."
     assert {c.kind for c in review.corrections} == {"tense"}
+
+
+def test_an_unreal_if_with_will_gets_both_clauses_corrected():
+    review = english.review("If I would do it again, I will set up profiling.")
+    assert review.corrected == "If I did it again, I would set up profiling."
+    assert [c.kind for c in review.corrections] == ["tense", "tense"]
 
 
 def test_korean_text_gets_no_corrections():
