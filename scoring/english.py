@@ -552,21 +552,9 @@ def _asked(doc, verb, subj) -> bool:
 _PLACE_PREPOSITIONS = {"in", "on", "with", "for", "about", "from", "into", "to"}
 _EVENTS = {"incident", "outage", "meeting", "interview", "call", "demo", "presentation"}
 _DEGREE_WORDS = {"very", "really", "quite", "pretty", "extremely", "super"}  # "very good question"
-_WORDS_WITH_THEIR_OWN_CHECK = {
-    "different",
-    "such",
-    "same",
-    "only",
-    "first",
-    "last",
-    "next",
-    "own",
-    "multiple",
-    "various",
-    "several",
-    "numerous",
-    "many",
-}
+_WORDS_WITH_THEIR_OWN_CHECK = frozenset(
+    "different such same only first last next own multiple various several numerous many".split()
+)
 
 
 def _from_to(doc, noun) -> bool:
@@ -934,7 +922,7 @@ def _joined_by_and(subj) -> bool:
     cc = [c.text.lower() for c in subj.children if c.dep_ == "cc"]
     return (
         cc == ["and"]
-        and not _compared_with(subj)
+        and not _after_as_or_than(subj)
         and len(conjuncts) == 1
         and not any(c.dep_ == "conj" for c in conjuncts[0].children)
         and _determined_nouns(subj, *conjuncts)
@@ -942,7 +930,7 @@ def _joined_by_and(subj) -> bool:
     )
 
 
-def _compared_with(noun) -> bool:
+def _after_as_or_than(noun) -> bool:
     """ "… the same queue as the preemptor and the preemptee has …": after "as" or "than" the parse
     may join two nouns that are not one subject."""
     first = noun.left_edge
@@ -954,7 +942,7 @@ def _two_subjects(doc, subjects) -> bool:
     if len(subjects) != 2:
         return False
     first, second = subjects
-    if _compared_with(first):
+    if _after_as_or_than(first):
         return False
     between = doc[first.i + 1 : second.left_edge.i]
     return [t.text.lower() for t in between] == ["and"] and _determined_nouns(first, second)
@@ -986,10 +974,7 @@ def _subject_number(subj) -> str | None:
 
 
 _PLURAL_OF_VBZ = {"is": "are", "has": "have", "does": "do", "was": "were"}
-_QUESTION_AUX_FOR = {
-    "plural": {"is": "are", "was": "were", "does": "do", "has": "have"},
-    "singular": {"are": "is", "were": "was", "do": "does", "have": "has"},
-}
+_SINGULAR_OF_VBP = {"are": "is", "have": "has", "do": "does", "were": "was"}
 
 
 def _loose_subject(doc, subj, verb) -> bool:
@@ -1080,12 +1065,12 @@ def _agreement(doc, sent) -> list[Correction]:
                 continue
             if subj.text.lower() in {"this", "that"} and subj.dep_ != "nsubj":
                 continue
-            right = {"are": "is", "have": "has", "do": "does", "were": "was"}.get(low) or inflect(verb.text, "VBZ")
+            right = _SINGULAR_OF_VBP.get(low) or inflect(verb.text, "VBZ")
             if low == "were" and _unreal(doc, subj):
                 continue  # "if it were": subjunctive
             out.append(_make(doc, "agreement-singular", verb, verb, right))
         elif number == "plural" and verb.tag_ == "VBZ" and subj.text.lower() not in {"i", "you"}:
-            right = {"is": "are", "has": "have", "does": "do", "was": "were"}.get(low) or inflect(verb.text, "VBP")
+            right = _PLURAL_OF_VBZ.get(low) or inflect(verb.text, "VBP")
             if low == "was" or right == verb.text:
                 continue
             out.append(_make(doc, "agreement-plural", verb, verb, right))
@@ -1128,11 +1113,9 @@ def _agreement(doc, sent) -> list[Correction]:
                     continue  # "if it were"
                 out.append(_make(doc, "agreement-singular", aux, aux, "was"))
                 continue
-            out.append(_make(doc, "agreement-singular", aux, aux, {"do": "does", "have": "has", "are": "is"}[low]))
+            out.append(_make(doc, "agreement-singular", aux, aux, _SINGULAR_OF_VBP[low]))
         elif number == "plural" and low in {"does", "has", "is", "was"} and subj.text.lower() not in {"i", "you"}:
-            out.append(
-                _make(doc, "agreement-plural", aux, aux, {"does": "do", "has": "have", "is": "are", "was": "were"}[low])
-            )
+            out.append(_make(doc, "agreement-plural", aux, aux, _PLURAL_OF_VBZ[low]))
     # a question's be or auxiliary before its subject: "Where is the new servers?", "Does the new
     # drivers fix it?"
     for verb in sent:
@@ -1157,10 +1140,10 @@ def _agreement(doc, sent) -> list[Correction]:
             continue
         if subj.text.lower() in words("collective") or subj.text.lower() in words("uncountable"):
             continue
-        if subj.tag_ == "NNS" and low in _QUESTION_AUX_FOR["plural"]:
-            out.append(_make(doc, "agreement-plural", verb, verb, _QUESTION_AUX_FOR["plural"][low]))
-        elif subj.tag_ == "NN" and low in _QUESTION_AUX_FOR["singular"]:
-            out.append(_make(doc, "agreement-singular", verb, verb, _QUESTION_AUX_FOR["singular"][low]))
+        if subj.tag_ == "NNS" and low in _PLURAL_OF_VBZ:
+            out.append(_make(doc, "agreement-plural", verb, verb, _PLURAL_OF_VBZ[low]))
+        elif subj.tag_ == "NN" and low in _SINGULAR_OF_VBP:
+            out.append(_make(doc, "agreement-singular", verb, verb, _SINGULAR_OF_VBP[low]))
     return out
 
 
@@ -1275,33 +1258,17 @@ def _past_clause(verb, loose: bool = False) -> bool:
     )
 
 
+_DURATIONS = frozenset(
+    "years year months month weeks week days day hours hour minutes while long ages decade decades time".split()
+)
+
+
 def _span_up_to_now(prep) -> bool:
     """ "since March", "for three years", "for a while": a time up to now."""
     if prep.dep_ != "prep" or prep.text.lower() not in {"since", "for"}:
         return False
     objects = [c for c in prep.children if c.dep_ == "pobj"]
     return prep.text.lower() == "since" or any(o.text.lower() in _DURATIONS for o in objects)
-
-
-_DURATIONS = {
-    "years",
-    "year",
-    "months",
-    "month",
-    "weeks",
-    "week",
-    "days",
-    "day",
-    "hours",
-    "hour",
-    "minutes",
-    "while",
-    "long",
-    "ages",
-    "decades",
-    "decade",
-    "time",
-}
 
 
 def _finite_simple(verb) -> bool:
@@ -1401,7 +1368,7 @@ def _tense(doc, sent) -> list[Correction]:
         if _past_clause(verb, loose=True) and not any(t.text.lower() == "since" for t in sent):
             out.append(_make(doc, "perfect-with-cue", aux[0], verb, _simple_past(doc, verb)))
             continue
-        if not cue_tokens or not _cue_of(verb, cue_tokens) or any(t.text.lower() in {"since"} for t in sent):
+        if not cue_tokens or not _cue_of(verb, cue_tokens) or any(t.text.lower() == "since" for t in sent):
             continue
         if not any(c.i > verb.i or _POINT_IN_TIME.match(c.text) for c in cue_tokens if _cue_of(verb, [c])):
             continue  # "In 2023 … have pushed": a cue said first frames a span up to now
@@ -1583,7 +1550,7 @@ def _unreal_conditional(doc, sent) -> list[Correction]:
         ):
             would = cond_aux[0]
             if condition.text.lower() == "be":
-                right = "was" if subject.text.lower() in {"i"} else "were"
+                right = "was" if subject.text.lower() == "i" else "were"
             else:
                 right = inflect(condition.text, "VBD")
             out.append(_make(doc, "unreal-conditional", would, condition, right))
@@ -1727,25 +1694,11 @@ def _enough(doc, sent) -> list[Correction]:
 
 
 _WH_WORDS = {"why", "where", "when", "how", "what", "which", "who"}
-_QUESTION_AUX = {
-    "is",
-    "are",
-    "was",
-    "were",
-    "am",
-    "do",
-    "does",
-    "did",
-    "can",
-    "could",
-    "will",
-    "would",
-    "should",
-    "has",
-    "have",
-    "had",
-}
+_QUESTION_AUX = frozenset("is are was were am do does did can could will would should has have had".split())
 _NOUN_PHRASE_TAGS = {"DT", "PRP$", "JJ", "JJR", "JJS", "NN", "NNS", "NNP", "NNPS", "CD", "HYPH", "POS"}
+
+
+_DO_FOR = {"VBZ": "does", "VBP": "do", "VBD": "did"}  # "How long it takes?" -> "How long does it take?"
 
 
 def _question_order(doc, sent) -> list[Correction]:
@@ -1807,22 +1760,9 @@ def _question_order(doc, sent) -> list[Correction]:
     return []
 
 
-_DO_FOR = {"VBZ": "does", "VBP": "do", "VBD": "did"}  # "How long it takes?" -> "How long does it take?"
-
-
-_ADVERBS_AFTER_OBJECT = {
-    "well",
-    "first",
-    "fluently",
-    "carefully",
-    "again",
-    "quickly",
-    "regularly",
-    "properly",
-    "correctly",
-    "manually",
-    "thoroughly",
-}
+_ADVERBS_AFTER_OBJECT = frozenset(
+    "well first fluently carefully again quickly regularly properly correctly manually thoroughly".split()
+)
 
 
 def _adverb_before_object(doc, sent) -> list[Correction]:
