@@ -948,6 +948,17 @@ def _two_subjects(doc, subjects) -> bool:
     return [t.text.lower() for t in between] == ["and"] and _determined_nouns(first, second)
 
 
+def _agrees_with_two(doc, subjects, verb, out: list) -> bool:
+    """Whether `subjects` are two joined by "and" ("The weights and the state takes"); then a
+    singular `verb` right after them is corrected into `out`."""
+    if not (_two_subjects(doc, subjects) and _opens_clause(doc, subjects[0])):
+        return False
+    plural = _PLURAL_OF_VBZ.get(verb.text.lower()) or (inflect(verb.text, "VBP") if verb.tag_ == "VBZ" else None)
+    if plural and verb.i == subjects[1].right_edge.i + 1:
+        out.append(_make(doc, "agreement-plural", verb, verb, plural))
+    return True
+
+
 def _subject_number(subj) -> str | None:
     low = subj.text.lower()
     if any(c.dep_ in {"conj", "cc"} for c in subj.children):
@@ -1009,17 +1020,7 @@ def _agreement(doc, sent) -> list[Correction]:
         if past_cues and (_cue_of(verb, past_cues) or _cue_of(verb.head, past_cues)):
             continue  # "yesterday the job fail": the tense check says what it should be
         subjects = [c for c in verb.children if c.dep_ == "nsubj" and c.i < verb.i]
-        if _two_subjects(doc, subjects) and verb.tag_ == "VBZ" and _opens_clause(doc, subjects[0]):
-            if verb.i == subjects[1].right_edge.i + 1:
-                out.append(
-                    _make(
-                        doc,
-                        "agreement-plural",
-                        verb,
-                        verb,
-                        _PLURAL_OF_VBZ.get(verb.text.lower()) or inflect(verb.text, "VBP"),
-                    )
-                )
+        if _agrees_with_two(doc, subjects, verb, out):
             continue
         if len(subjects) != 1 or any(
             c.dep_ in {"aux", "auxpass"} and c.i < verb.i for c in verb.children if c is not verb
@@ -1082,9 +1083,7 @@ def _agreement(doc, sent) -> list[Correction]:
         if any(c.dep_ in {"aux", "auxpass"} and c.i < aux.i for c in aux.head.children if c is not aux):
             continue  # only the first auxiliary agrees
         subjects = [c for c in aux.head.children if c.dep_ in {"nsubj", "nsubjpass"} and c.i < aux.i]
-        if _two_subjects(doc, subjects) and low in _PLURAL_OF_VBZ and _opens_clause(doc, subjects[0]):
-            if aux.i == subjects[1].right_edge.i + 1:
-                out.append(_make(doc, "agreement-plural", aux, aux, _PLURAL_OF_VBZ[low]))
+        if _agrees_with_two(doc, subjects, aux, out):
             continue
         subj = subjects[0] if subjects else None
         if subj is None or aux.i - subj.i > 12 or subj.text.lower() in {"that", "which", "who", "what"}:
@@ -1535,25 +1534,20 @@ def _unreal_conditional(doc, sent) -> list[Correction]:
             and condition.tag_ == "VBN"
         ):
             out.append(_make(doc, "unreal-conditional", main, main, f"have {inflect(main.text, 'VBN')}"))
-        elif future_main:
-            if [a.text.lower() for a in cond_aux] == ["would"] and condition.tag_ == "VB":
-                will = next(c for c in main.children if c.dep_ == "aux" and c.i < main.i)
-                right = "were" if condition.text.lower() == "be" else inflect(condition.text, "VBD")
-                out.append(_make(doc, "unreal-conditional", cond_aux[0], condition, right))
-                out.append(_make(doc, "unreal-conditional", will, will, "would"))
         elif (
-            not past_main
-            and [a.text.lower() for a in cond_aux] == ["would"]
+            [a.text.lower() for a in cond_aux] == ["would"]
             and condition.tag_ == "VB"
-            and subject is not None
-            and subject.text.lower() != "you"
+            and (future_main or not past_main)
         ):
-            would = cond_aux[0]
-            if condition.text.lower() == "be":
-                right = "was" if subject.text.lower() == "i" else "were"
-            else:
-                right = inflect(condition.text, "VBD")
-            out.append(_make(doc, "unreal-conditional", would, condition, right))
+            # "If we would have more GPUs, we could" -> "had"; "If I would do it again, I will" -> "did … would"
+            if not future_main and (subject is None or subject.text.lower() == "you"):
+                continue  # "If you would like, …": a polite offer
+            be_form = "was" if not future_main and subject is not None and subject.text.lower() == "i" else "were"
+            right = be_form if condition.text.lower() == "be" else inflect(condition.text, "VBD")
+            out.append(_make(doc, "unreal-conditional", cond_aux[0], condition, right))
+            if future_main:
+                will = next(c for c in main.children if c.dep_ == "aux" and c.i < main.i)
+                out.append(_make(doc, "unreal-conditional", will, will, "would"))
     return out
 
 
