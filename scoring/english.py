@@ -351,9 +351,9 @@ def _fill(template: str, match) -> str:
 
 
 def _case_like(wrong: str, right: str) -> str:
-    if wrong[:1].isupper() and right[:1].islower():
+    if wrong[:1].isupper() and right[:1].islower() and not (len(wrong) > 1 and wrong.isupper()):  # not "PPT"
         return right[:1].upper() + right[1:]
-    if wrong[:1].islower() and right[:1].isupper() and not right.startswith("I "):
+    if wrong[:1].islower() and right[:1].isupper() and not right.startswith(("I ", "I'", "I’")):
         return right[:1].lower() + right[1:]
     return right
 
@@ -820,6 +820,8 @@ def _fewer(doc, sent) -> list[Correction]:
         if low not in {"less", "much"} or t.i + 1 >= len(doc):
             continue
         noun = doc[t.i + 1]
+        if noun.tag_ == "JJ" and t.i + 2 < sent.end and doc[t.i + 2].tag_ == "NNS":
+            noun = doc[t.i + 2]  # "much free GPUs"
         if noun.tag_ != "NNS" or noun.head.i != noun.i and noun.dep_ == "compound" or t.head.i != noun.i:
             continue
         if (
@@ -828,9 +830,7 @@ def _fewer(doc, sent) -> list[Correction]:
             and low == "less"
         ):
             continue
-        if t.i > 0 and doc[t.i - 1].text.lower() in {"no", "so", "too", "how", "as", "very", "far"} and low == "much":
-            continue
-        if noun.i + 1 < len(doc) and doc[noun.i + 1].text.lower() == "than" and low == "less":
+        if t.i > 0 and doc[t.i - 1].text.lower() in {"no", "so", "too", "how", "very", "far"} and low == "much":
             continue
         if low == "much" and noun.text.lower() in {"times"}:
             continue
@@ -1221,7 +1221,9 @@ def _cue_tokens(sent, regex) -> list:
             m.group(0).lower().startswith(("last", "next"))
             and sent.text[: m.start()].lower().endswith(("the ", "since "))
         )
-    ]  # "for the last week", "over the next quarter": a span, not a point in time
+        and not sent.text[m.end() :].startswith(("'s", "’s"))
+    ]  # "for the last week", "over the next quarter": a span, not a point in time; "last week's
+    # run": a thing, not the verb's time
     return [t for t in sent if any(a <= t.idx < b for a, b in spans)]
 
 
@@ -1555,7 +1557,8 @@ def _unreal_conditional(doc, sent) -> list[Correction]:
 def _embedding_regex():
     body = "|".join(words("embedding"))
     return compile_pattern(
-        rf"\b(?:{body})(?: (?:me|us|him|her|them|you|the \w+))?,? (what|where|when|why|how|which|if|whether)\b"
+        rf"\b(?:{body})(?: (?:me|us|him|her|them|you|the \w+))?(?: exactly| really| yet)?,? "
+        r"(what|where|when|why|how|which|if|whether)\b"
     )
 
 
@@ -1578,7 +1581,8 @@ _MOVABLE = {
     "might",
     "must",
 }
-_WH_PHRASE_TAGS = {"JJ", "NN", "NNS", "NNP", "NNPS", "RB", "IN", "DT", "HYPH", "CD"}
+_WH_PHRASE_TAGS = {"JJ", "JJR", "NN", "NNS", "NNP", "NNPS", "RB", "RBR", "IN", "DT", "HYPH", "CD"}
+_BETWEEN_SUBJECT_AND_VERB = {"actually", "really", "even", "still", "just", "usually", "normally", "already"}
 _SUBJECT_PRONOUNS = {"it", "he", "she", "they", "we", "you", "i"}
 
 
@@ -1643,6 +1647,13 @@ def _embedded_question(doc, sent) -> list[Correction]:
             continue
         np_text = doc.text[doc[k + 1].idx : doc[np_end - 1].idx + len(doc[np_end - 1].text)]
         following = doc[np_end] if np_end < sent.end else None
+        if (
+            following is not None
+            and following.text.lower() in _BETWEEN_SUBJECT_AND_VERB
+            and np_end + 1 < sent.end
+            and doc[np_end + 1].tag_ in {"VB", "VBP"}
+        ):  # "how many GPUs does this job actually need" -> "this job actually needs"
+            np_text, following = f"{np_text} {following.text}", doc[np_end + 1]
         if low in {"is", "are", "was", "were", "am"}:
             if (
                 following is None
@@ -1755,8 +1766,10 @@ def _question_order(doc, sent) -> list[Correction]:
 
 
 _ADVERBS_AFTER_OBJECT = frozenset(
-    "well first fluently carefully again quickly regularly properly correctly manually thoroughly".split()
+    "well first fluently carefully again quickly regularly properly correctly manually thoroughly closely completely"
+    " fully briefly clearly successfully automatically".split()
 )
+_TIME_BEFORE_OBJECT = frozenset({"yesterday", "week", "month", "year", "night", "quarter", "sprint"})
 
 
 def _adverb_before_object(doc, sent) -> list[Correction]:
@@ -1766,28 +1779,33 @@ def _adverb_before_object(doc, sent) -> list[Correction]:
     out = []
     for adverb in sent:
         low = adverb.text.lower()
-        if low not in _ADVERBS_AFTER_OBJECT | {"also"} or adverb.dep_ != "advmod" or adverb.head.pos_ != "VERB":
+        manner = low in _ADVERBS_AFTER_OBJECT | {"also"} and adverb.dep_ == "advmod"
+        when = low in _TIME_BEFORE_OBJECT and adverb.dep_ == "npadvmod"  # "migrated last month the fleet"
+        if not (manner or when) or adverb.head.pos_ != "VERB":
             continue
         verb = adverb.head
         obj = next((c for c in verb.children if c.dep_ == "dobj" and c.i > adverb.i), None)
         first = adverb.left_edge
         if obj is None or first.i != verb.i + 1 or obj.left_edge.i != adverb.i + 1:
             continue
-        if obj.tag_ not in {"NN", "NNS", "NNP", "NNPS"} or obj.right_edge.i - obj.left_edge.i > 3:
+        # the object as far as its head noun and what is joined to it ("Korean and English"), not
+        # the phrases that hang on it ("the driver | on the staging cluster")
+        joined = [c.right_edge for c in obj.children if c.dep_ in {"conj", "cc"} and c.i > obj.i]
+        last = max([obj, *joined], key=lambda t: t.i)
+        language = obj.tag_ == "JJ" and obj.text[:1].isupper()  # "speaks very well Korean"
+        if obj.tag_ not in {"NN", "NNS", "NNP", "NNPS"} and not language or last.i - obj.left_edge.i > 3:
             continue
-        after = doc[obj.right_edge.i + 1] if obj.right_edge.i + 1 < len(doc) else None
+        after = doc[last.i + 1] if last.i + 1 < len(doc) else None
         if after is not None and not (after.is_punct or after.dep_ in {"prep", "cc", "advcl"}):
             continue
-        moved = doc[obj.left_edge.i : obj.right_edge.i + 1].text
+        moved = doc[obj.left_edge.i : last.i + 1].text
         said = doc[first.i : adverb.i + 1].text
         if low == "also":
             if verb.tag_ != "VB":
                 continue  # "it has also the …": leave the finite verbs to a person
-            out.append(
-                _make(doc, "also-before-verb", verb, obj.right_edge, f"also {verb.text} {moved}", keep_case=True)
-            )
+            out.append(_make(doc, "also-before-verb", verb, last, f"also {verb.text} {moved}", keep_case=True))
             continue
-        out.append(_make(doc, "adverb-before-object", first, obj.right_edge, f"{moved} {said}", keep_case=True))
+        out.append(_make(doc, "adverb-before-object", first, last, f"{moved} {said}", keep_case=True))
     return out
 
 
