@@ -634,6 +634,9 @@ def _missing_article(doc, sent) -> list[Correction]:
         if not (sent.text[:1].isupper() and sent.text.rstrip()[-1:] in {".", "!", "?", ";"}):
             continue  # notes and fragments
         verb = t.head if t.dep_ != "pobj" else t.head.head
+        hangs_on_a_noun = False
+        while verb.pos_ not in {"VERB", "AUX"} and verb.dep_ in {"dobj", "pobj", "prep"} and verb.head.i != verb.i:
+            verb, hangs_on_a_noun = verb.head, True  # "file a ticket with vendor": the verb the phrase hangs on
         if t.dep_ == "nsubj" and first.i != sent.start:
             if doc[first.i - 1].dep_ not in {"punct", "cc", "mark", "advmod"}:
                 continue
@@ -652,8 +655,8 @@ def _missing_article(doc, sent) -> list[Correction]:
         ):
             continue  # "I fixed bug", "The team found bug", not a heading's "Name one rejected fix"
         article = "a" if t.dep_ == "attr" or _lemma(verb) in _TAKES_A_NEW_THING else "the"
-        if t.dep_ == "pobj" and t.head.text.lower() in {"during", "after", "before"}:
-            article = "the"  # "during the incident": one already known
+        if t.dep_ == "pobj" and (t.head.text.lower() in {"during", "after", "before"} or hangs_on_a_noun):
+            article = "the"  # "during the incident", "a ticket with the vendor": one already known
         if article == "a" and _vowel_sound(first.text):
             article = "an"
         span_text = doc.text[first.idx : t.idx + len(t.text)]
@@ -707,9 +710,14 @@ def _plural_after_number(doc, sent) -> list[Correction]:
         for c in t.children:
             if c.i < t.i and c.dep_ in {"nummod", "amod", "det"}:
                 word = c.text.lower()
-                if word in _NUMBER_WORDS or (c.like_num and word.isdigit() and int(word) > 1):
+                digits = word.replace(",", "")  # "3,000 server"
+                if word in _NUMBER_WORDS or (c.like_num and digits.isdigit() and int(digits) > 1):
                     quantity = c
-        if quantity is None or quantity.i + 3 < t.i:
+        if quantity is None:
+            continue
+        between = doc[quantity.i + 1 : t.i]
+        hyphenated = len(between) > 1 and " " not in between.text and "-" in between.text  # "top-of-rack"
+        if quantity.i + 3 < t.i and not hyphenated:
             continue
         if t.i + 1 < len(doc) and (
             doc[t.i + 1].tag_ in {"NN", "NNS", "NNP", "NNPS"} or doc[t.i + 1].text in {"-", "/", "%"}
@@ -717,29 +725,32 @@ def _plural_after_number(doc, sent) -> list[Correction]:
             continue
         if quantity.i > 0 and doc[quantity.i - 1].tag_ in {"NN", "NNP", "NNS"}:
             continue  # a label: "stage two", "rank three"
-        if quantity.i > 0 and doc[quantity.i - 1].text.lower() in {
-            "the",
-            "a",
-            "of",
-            "$",
-            "#",
-            "top",
-            "version",
-            "v",
-            "page",
-            "step",
-            "phase",
-            "option",
-            "every",
-            "each",
-        }:
+        if (
+            quantity.i > 0
+            and (doc[quantity.i - 1].text.lower() == "a" and quantity.text.lower() != "few")
+            or doc[quantity.i - 1].text.lower()
+            in {
+                "the",
+                "of",
+                "$",
+                "#",
+                "top",
+                "version",
+                "v",
+                "page",
+                "step",
+                "phase",
+                "option",
+                "every",
+                "each",
+            }
+        ):
             continue
         if quantity.i + 1 < len(doc) and doc[quantity.i + 1].text in {"-", "/", "x", "."}:
             continue
-        between = doc[quantity.i + 1 : t.i]
-        if any(
+        if not hyphenated and any(
             x.tag_ not in {"JJ", "VBN", "JJR"}
-            and not (x.dep_ == "compound" and _counted_compound(x) and low in words("countable"))
+            and not (x.dep_ in {"compound", "amod"} and _counted_compound(x) and low in words("countable"))
             for x in between
         ):
             continue  # "two power supply", "two GPU vendor": a compound before a countable noun is counted
@@ -761,7 +772,17 @@ def _counted_compound(token) -> bool:
     return token.tag_ in {"NN", "NNP"} and token.text[:1].isupper() and _acronym(token.text)
 
 
-_PICK_FROM_MANY = {"one", "both", "each", "several", "many", "few", "either", "neither"}
+_PICK_FROM_MANY = {"one", "both", "each", "several", "many", "few", "either", "neither"} | {
+    "two",
+    "three",
+    "four",
+    "five",
+    "six",
+    "seven",
+    "eight",
+    "nine",
+    "ten",
+}
 
 
 def _one_of(doc, sent) -> list[Correction]:
@@ -776,7 +797,8 @@ def _one_of(doc, sent) -> list[Correction]:
         if not objs:
             continue
         noun = objs[0]
-        if (
+        acronym = noun.tag_ in {"NN", "NNP"} and _acronym(noun.text) and noun.text.isalpha()  # "one of the GPU"
+        if not acronym and (
             noun.tag_ != "NN"
             or not noun.text.isalpha()
             or not noun.text.islower()
@@ -802,8 +824,8 @@ def _every_singular(doc, sent) -> list[Correction]:
         dets = [c for c in t.children if c.dep_ == "det" and c.text.lower() in {"every", "each"} and c.i < t.i]
         if not dets or any(c.dep_ in {"nummod"} or c.like_num for c in t.children):
             continue
-        if doc[dets[0].i + 1].text.lower() == "other":
-            continue
+        if doc[dets[0].i + 1].text.lower() in {"other", "few", "couple"}:
+            continue  # "every other day", "every few hours"
         if any(x.tag_ not in {"JJ"} for x in doc[dets[0].i + 1 : t.i]):
             continue
         singular = inflect(t.text, "NN")
@@ -965,6 +987,8 @@ def _subject_number(subj) -> str | None:
         return "plural" if _joined_by_and(subj) else None
     if low in {"one", "each"} and any(c.dep_ == "prep" and c.text.lower() == "of" for c in subj.children):
         return "singular"  # "One of the switches is", "Each of the pods has"
+    if subj.tag_ == "NN" and any(c.text.lower() == "both" for c in subj.children):
+        return None  # "both server need": the noun is what is wrong
     if low in _SINGULAR_PRONOUNS:
         return "singular"
     if low in _PLURAL_PRONOUNS or low in {"these", "those"}:
@@ -1015,8 +1039,8 @@ def _agreement(doc, sent) -> list[Correction]:
     out: list[Correction] = []
     past_cues = _cue_tokens(sent, _PAST_CUES)
     for verb in sent:
-        if verb.tag_ not in {"VB", "VBP", "VBZ"}:
-            continue
+        if verb.tag_ not in {"VB", "VBP", "VBZ"} and not (verb.text.lower() == "were" and verb.tag_ == "VBD"):
+            continue  # "were" as the verb itself: "each of the alerts were a false positive"
         if past_cues and (_cue_of(verb, past_cues) or _cue_of(verb.head, past_cues)):
             continue  # "yesterday the job fail": the tense check says what it should be
         subjects = [c for c in verb.children if c.dep_ == "nsubj" and c.i < verb.i]
@@ -1061,14 +1085,14 @@ def _agreement(doc, sent) -> list[Correction]:
         ):
             continue  # "to": not a subject; "suggest that he go", "it is important that it run": the subjunctive
         low = verb.text.lower()
-        if number == "singular" and verb.tag_ in {"VB", "VBP"}:
+        if number == "singular" and (verb.tag_ in {"VB", "VBP"} or low == "were"):
             if low in {"be", "can", "will", "must", "should", "may", "might", "would", "could", "shall", "let"}:
                 continue
             if subj.text.lower() in {"this", "that"} and subj.dep_ != "nsubj":
                 continue
             right = _SINGULAR_OF_VBP.get(low) or inflect(verb.text, "VBZ")
-            if low == "were" and _unreal(doc, subj):
-                continue  # "if it were": subjunctive
+            if low == "were" and (_unreal(doc, subj) or verb.i + 1 < len(doc) and doc[verb.i + 1].text.lower() == "to"):
+                continue  # "if it were", "someone were to ask": subjunctive
             out.append(_make(doc, "agreement-singular", verb, verb, right))
         elif number == "plural" and verb.tag_ == "VBZ" and subj.text.lower() not in {"i", "you"}:
             right = _PLURAL_OF_VBZ.get(low) or inflect(verb.text, "VBP")
@@ -1236,7 +1260,8 @@ def _cue_of(verb, cue_tokens) -> bool:
     for cue in cue_tokens:
         node = cue
         while node.head.i != node.i and node.pos_ not in {"VERB", "AUX"}:
-            if node.text.lower() in _COMPARED_WITH or node.dep_ in {"nsubj", "nsubjpass"}:
+            same_with = node.text.lower() == "with" and node.head.text.lower() == "same"  # "the same with last week"
+            if node.text.lower() in _COMPARED_WITH or same_with or node.dep_ in {"nsubj", "nsubjpass"}:
                 break  # "lower than last week", "the logs from last night": not the verb's time
             node = node.head
         else:
@@ -1264,12 +1289,21 @@ _DURATIONS = frozenset(
 )
 
 
+_PRESENT_BE = frozenset({"am", "is", "are", "'m", "’m", "'re", "’re", "'s", "’s"})
+
+
 def _span_up_to_now(prep) -> bool:
     """ "since March", "for three years", "for a while": a time up to now."""
     if prep.dep_ != "prep" or prep.text.lower() not in {"since", "for"}:
         return False
     objects = [c for c in prep.children if c.dep_ == "pobj"]
-    return prep.text.lower() == "since" or any(o.text.lower() in _DURATIONS for o in objects)
+    return prep.text.lower() == "since" or any(
+        o.text.lower() in _DURATIONS
+        and not (
+            o.text.lower() == "time" and any(c.text.lower() in {"first", "second", "third", "last"} for c in o.children)
+        )
+        for o in objects
+    )  # "for the first time" is once, not a span
 
 
 def _finite_simple(verb) -> bool:
@@ -1310,7 +1344,12 @@ def _tense(doc, sent) -> list[Correction]:
             continue  # "more stable last year than it is now": the clause compared is about now
         if subj is not None and subj.text.lower() in {"which", "who"}:
             continue  # "… last month, which is too low": a comment, said now
-        own_time = any(t in future_tokens or t.text.lower() in {"tomorrow", "tonight"} for t in verb.subtree)
+        own_time = any(t in future_tokens or t.text.lower() in {"tomorrow", "tonight", "today"} for t in verb.subtree)
+        own_time = own_time or (  # "It arrived this morning, but the cables are missing": a state now
+            verb.dep_ == "conj"
+            and subj is not None
+            and any(c.dep_ == "cc" and c.text.lower() in {"but", "yet"} and c.i < verb.i for c in anchor.children)
+        )
         if (
             verb.tag_ in {"VBP", "VBZ", "VB"}
             and not own_time
@@ -1383,7 +1422,9 @@ def _tense(doc, sent) -> list[Correction]:
         if not objs:
             continue
         obj = objs[0]
-        if low == "since" and not (obj.like_num or obj.text.lower() in _TIME_NOUNS):
+        if low == "since" and not (
+            obj.like_num or obj.text.lower() in _TIME_NOUNS or any(c.like_num for c in obj.children)  # "2 a.m."
+        ):
             continue
         if low == "for" and not (
             obj.text.lower() in {"hours", "days", "weeks", "months", "years", "minutes"}
@@ -1406,12 +1447,21 @@ def _tense(doc, sent) -> list[Correction]:
             if aux[0].i + 1 != verb.i:
                 continue
             out.append(_make(doc, "since-perfect", aux[0], verb, f"{have} been {verb.text}"))
-        elif low == "for":
-            continue
-        elif verb.tag_ in {"VBP", "VBZ"} and not aux and verb.text.lower() not in {"am", "is", "are"}:
+        elif low == "for" and not (
+            verb.text.lower() in _PRESENT_BE
+            and not aux
+            and any(t.text.lower() == "now" and t.head.i == verb.i for t in sent)
+        ):
+            continue  # "I'm on this project for six months now" -> "I've been"; not "I'm here for a week"
+        elif verb.tag_ in {"VBP", "VBZ"} and not aux and verb.text.lower() not in _PRESENT_BE:
             out.append(_make(doc, "since-perfect", verb, verb, f"{have} {inflect(verb.text, 'VBN')}"))
-        elif verb.text.lower() in {"am", "is", "are"} and not aux:
-            out.append(_make(doc, "since-perfect", verb, verb, f"{have} been"))
+        elif verb.text.lower() in _PRESENT_BE and not aux:
+            if verb.text[:1] in "'’":  # "I'm" -> "I've been"
+                out.append(
+                    _make(doc, "since-perfect", verb, verb, f"{verb.text[0]}{'s' if have == 'has' else 've'} been")
+                )
+            else:
+                out.append(_make(doc, "since-perfect", verb, verb, f"{have} been"))
     return out
 
 

@@ -156,6 +156,55 @@ PARSED = [
         "The team decided to use Kubernetes for inference.",
         "verb-pattern",
     ),
+    # 2026-12-06, the sixth writer's development set
+    (
+        "We tested thoroughly the new driver on staging.",
+        "We tested the new driver thoroughly on staging.",
+        "word-order",
+    ),
+    ("He speaks very well Korean and English.", "He speaks Korean and English very well.", "word-order"),
+    (
+        "I'm not sure how many GPUs does this job actually need.",
+        "I'm not sure how many GPUs this job actually needs.",
+        "word-order",
+    ),
+    (
+        "Nobody knows exactly how long will the migration take.",
+        "Nobody knows exactly how long the migration will take.",
+        "word-order",
+    ),
+    ("There aren't much free GPUs today.", "There aren't many free GPUs today.", "comparison"),
+    ("Right now we have less GPUs than we need.", "Right now we have fewer GPUs than we need.", "comparison"),
+    ("I have a few more question about the handoff.", "I have a few more questions about the handoff.", "number"),
+    ("I managed around 3,000 server in two regions.", "I managed around 3,000 servers in two regions.", "number"),
+    (
+        "Each rack has two top-of-rack switch, so we have redundancy.",
+        "Each rack has two top-of-rack switches, so we have redundancy.",
+        "number",
+    ),
+    (
+        "One of the GPU in node 17 keeps falling off the bus.",
+        "One of the GPUs in node 17 keeps falling off the bus.",
+        "number",
+    ),
+    ("Two of our engineer are on vacation this week.", "Two of our engineers are on vacation this week.", "number"),
+    (
+        "The cluster is down since 2 a.m., so the jobs are stuck.",
+        "The cluster has been down since 2 a.m., so the jobs are stuck.",
+        "tense",
+    ),
+    ("I'm on this project for six months now.", "I've been on this project for six months now.", "tense"),
+    (
+        "I have seen this error for the first time last night.",
+        "I saw this error for the first time last night.",
+        "tense",
+    ),
+    ("Each of the alerts were a false positive.", "Each of the alerts was a false positive.", "agreement"),
+    (
+        "We need to file a ticket with vendor because the switch drops packets.",
+        "We need to file a ticket with the vendor because the switch drops packets.",
+        "article",
+    ),
 ]
 
 
@@ -232,6 +281,14 @@ CORRECT = [
     "I will tell you if it will be late.",
     "If it will help, I can share my screen.",
     "If you'll excuse me, I'll drop off now.",
+    "The inference server was crashing every few hours.",
+    "The lab equipment arrived this morning, but the cables are missing.",
+    "If someone were to ask, I would say no.",
+    "We are comparing it to last week's run now.",
+    "I'm here for a week.",
+    "I have worked here for the last two years.",
+    "The results were good.",
+    "I wish the cluster were bigger.",
 ]
 
 
