@@ -50,7 +50,8 @@ def seed(data_dir: str) -> str:
     engine.submit(call.id, "What? Say it again.")
     active = engine.start("nccl-communication-tuning")
     engine.submit(active.id, "I tuned NCCL on our A100 cluster. the job fail every night before, and we discuss about "
-                             "it with two GPU vendor.")
+                             "it with two GPU vendor. We tested thoroughly the new driver, and the bandwidth is "
+                             "higher 30 percent than before.")
     return {"finished": full.id, "call": call.id, "active": active.id}
 
 
