@@ -664,34 +664,11 @@ def _missing_article(doc, sent) -> list[Correction]:
     return out
 
 
-_NUMBER_WORDS = {
-    "two",
-    "three",
-    "four",
-    "five",
-    "six",
-    "seven",
-    "eight",
-    "nine",
-    "ten",
-    "eleven",
-    "twelve",
-    "twenty",
-    "thirty",
-    "forty",
-    "fifty",
-    "hundred",
-    "hundreds",
-    "thousands",
-    "dozens",
-    "many",
-    "several",
-    "multiple",
-    "various",
-    "few",
-    "both",
-    "numerous",
-}
+_SMALL_NUMBERS = frozenset("two three four five six seven eight nine ten".split())
+_NUMBER_WORDS = _SMALL_NUMBERS | frozenset(
+    "eleven twelve twenty thirty forty fifty hundred hundreds thousands dozens".split()
+    + "many several multiple various few both numerous".split()
+)
 
 
 def _plural_after_number(doc, sent) -> list[Correction]:
@@ -772,17 +749,7 @@ def _counted_compound(token) -> bool:
     return token.tag_ in {"NN", "NNP"} and token.text[:1].isupper() and _acronym(token.text)
 
 
-_PICK_FROM_MANY = {"one", "both", "each", "several", "many", "few", "either", "neither"} | {
-    "two",
-    "three",
-    "four",
-    "five",
-    "six",
-    "seven",
-    "eight",
-    "nine",
-    "ten",
-}
+_PICK_FROM_MANY = frozenset({"one", "both", "each", "several", "many", "few", "either", "neither"}) | _SMALL_NUMBERS
 
 
 def _one_of(doc, sent) -> list[Correction]:
