@@ -54,7 +54,7 @@ case "$MODE" in
     ;;
   test)
     # PYTHONDONTWRITEBYTECODE, set on some machines, would make every process the tests start
-    # compile the project's modules again (README, "The tests")
+    # compile the project's modules again (README, "Set up and run")
     unset PYTHONDONTWRITEBYTECODE
     apt_install espeak-ng chromium sox
     python_env "[postgres,llm-server,voice]" --group dev
