@@ -671,6 +671,11 @@ _NUMBER_WORDS = _SMALL_NUMBERS | frozenset(
 )
 
 
+_NOT_A_COUNT_AFTER = frozenset(
+    {"the", "of", "$", "#", "top", "version", "v", "page", "step", "phase", "option", "every", "each"}
+)
+
+
 def _plural_after_number(doc, sent) -> list[Correction]:
     out = []
     for t in sent:
@@ -702,27 +707,9 @@ def _plural_after_number(doc, sent) -> list[Correction]:
             continue
         if quantity.i > 0 and doc[quantity.i - 1].tag_ in {"NN", "NNP", "NNS"}:
             continue  # a label: "stage two", "rank three"
-        if (
-            quantity.i > 0
-            and (doc[quantity.i - 1].text.lower() == "a" and quantity.text.lower() != "few")
-            or doc[quantity.i - 1].text.lower()
-            in {
-                "the",
-                "of",
-                "$",
-                "#",
-                "top",
-                "version",
-                "v",
-                "page",
-                "step",
-                "phase",
-                "option",
-                "every",
-                "each",
-            }
-        ):
-            continue
+        before_quantity = doc[quantity.i - 1].text.lower() if quantity.i > 0 else ""
+        if before_quantity in _NOT_A_COUNT_AFTER or (before_quantity == "a" and quantity.text.lower() != "few"):
+            continue  # "the two", "version 2", "a 2-node", but "a few"
         if quantity.i + 1 < len(doc) and doc[quantity.i + 1].text in {"-", "/", "x", "."}:
             continue
         if not hyphenated and any(
@@ -1256,7 +1243,8 @@ _DURATIONS = frozenset(
 )
 
 
-_PRESENT_BE = frozenset({"am", "is", "are", "'m", "’m", "'re", "’re", "'s", "’s"})
+_PRESENT_BE_PROGRESSIVE = frozenset({"am", "is", "are", "'m", "’m", "'re", "’re"})  # "'s" may be "has"
+_PRESENT_BE = _PRESENT_BE_PROGRESSIVE | {"'s", "’s"}
 
 
 def _span_up_to_now(prep) -> bool:
@@ -1345,7 +1333,7 @@ def _tense(doc, sent) -> list[Correction]:
     # "Last year I am working on …" -> "I was working"
     for aux in sent:
         low = aux.text.lower()
-        if aux.dep_ != "aux" or low not in {"am", "is", "are", "'m", "’m", "'re", "’re"} or aux.head.tag_ != "VBG":
+        if aux.dep_ != "aux" or low not in _PRESENT_BE_PROGRESSIVE or aux.head.tag_ != "VBG":
             continue
         if aux.head.text.lower() == "going":
             continue  # "are going to be": the future
@@ -1406,11 +1394,7 @@ def _tense(doc, sent) -> list[Correction]:
         if subj.text.lower() in {"i", "you", "we", "they"}:
             have = "have"
         aux = [c for c in verb.children if c.dep_ == "aux" and c.i < verb.i]
-        if (
-            verb.tag_ == "VBG"
-            and len(aux) == 1
-            and aux[0].text.lower() in {"am", "is", "are", "'m", "’m", "'re", "’re"}
-        ):
+        if verb.tag_ == "VBG" and len(aux) == 1 and aux[0].text.lower() in _PRESENT_BE_PROGRESSIVE:
             if aux[0].i + 1 != verb.i:
                 continue
             out.append(_make(doc, "since-perfect", aux[0], verb, f"{have} been {verb.text}"))
