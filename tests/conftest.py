@@ -25,15 +25,9 @@ def pytest_collection_modifyitems(config, items):
         if any(item.get_closest_marker(mark) for mark in SLOW_MARKS):
             item.add_marker(pytest.mark.slow)
         if item.get_closest_marker("e2e"):
-            item.add_marker(pytest.mark.xdist_group(browser_group(item)))
-
-
-def browser_group(item) -> str:
-    """With workers (`-n 2 --dist loadgroup`, scripts/rehearse.sh test) the browser tests that play
-    speech in real time run one at a time in one worker and the other browser tests one at a time
-    in the other: the two groups are the largest, so pytest-xdist starts one on each worker and
-    spreads the rest beside them (tests/test_suite_layout.py)."""
-    return "browser-audio" if item.get_closest_marker("audio") else "browser"
+            # with workers (`-n 2 --dist loadgroup`, scripts/rehearse.sh test) the browser tests run one
+            # at a time in one worker: they wait on real-time audio, so the rest runs beside them
+            item.add_marker(pytest.mark.xdist_group("browser"))
 
 
 @pytest.fixture(autouse=True)

@@ -20,7 +20,7 @@ import pytest
 
 from tests.e2e.conftest import CHROMIUM, MICROPHONE, launch_local, local_only, spoken_clip, wait_until_idle
 
-pytestmark = [pytest.mark.e2e, pytest.mark.audio]
+pytestmark = pytest.mark.e2e
 
 HEARING = """
 (() => {

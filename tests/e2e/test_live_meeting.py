@@ -21,7 +21,7 @@ import pytest
 
 from tests.e2e.conftest import CHROMIUM, MICROPHONE, launch_local, local_only, spoken_clip, wait_until_idle
 
-pytestmark = [pytest.mark.e2e, pytest.mark.audio]
+pytestmark = pytest.mark.e2e
 
 def _cue(page, moment_id: str):
     """The page's cue that `moment_id` is open and waits for the learner to speak."""

@@ -16,7 +16,7 @@ import pytest
 
 from tests.e2e.conftest import CHROMIUM, launch_local, send_answer
 
-pytestmark = [pytest.mark.e2e, pytest.mark.audio]
+pytestmark = pytest.mark.e2e
 
 SENTENCES = [
     "I profiled the training job and rewrote the jit boundaries myself.",

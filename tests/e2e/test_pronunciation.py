@@ -48,7 +48,7 @@ from tests.e2e.conftest import (
     wav_seconds,
 )
 
-pytestmark = [pytest.mark.e2e, pytest.mark.audio]
+pytestmark = pytest.mark.e2e
 
 SAID = ("I shared my scleen and we found the ploblem in the data roader. The ratency was belly high. "
         "GPU utirization went from forty percent to eighty three percent, and the sloughput doubled.")

@@ -14,7 +14,7 @@ import pytest
 from tests.e2e.conftest import CHROMIUM, PAGE_DRAWN_JS, answer_in_one_piece, launch_local
 from tests.e2e.conftest import free_port as _free_port  # noqa: F401 - for modules that import it from here
 
-pytestmark = [pytest.mark.e2e, pytest.mark.audio]
+pytestmark = pytest.mark.e2e
 
 ANSWER = ("I profiled the training job and rewrote the jit boundaries myself. "
           "Utilization went from forty percent to eighty three percent.")

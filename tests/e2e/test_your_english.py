@@ -20,7 +20,7 @@ import pytest
 
 from tests.e2e.conftest import CHROMIUM, PAGE_DRAWN_JS, answer_in_one_piece, launch_local, send_answer
 
-pytestmark = [pytest.mark.e2e, pytest.mark.audio]
+pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
 SPOKEN = "I am agree with my teammate. We needed to discuss about the plan, so I profiled the training job myself."
 TYPED = "The training job fail every night, so I profiled it myself and fixed the data loader."
