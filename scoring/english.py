@@ -305,6 +305,10 @@ _WORD_MAPS = {
     "complaint": {"claim": "complaint", "claims": "complaints"},
     "incident": {"accident": "incident", "accidents": "incidents"},
     "superlative": {"worse": "worst", "better": "best"},
+    "i-be": {"is": "I'm", "was": "I was"},
+    "singular-do": {"don't": "doesn't", "don’t": "doesn’t", "do not": "does not"},
+    "plural-do": {"doesn't": "don't", "doesn’t": "don’t", "does not": "do not"},
+    "level": {"big": "high", "small": "low", "bigger": "higher", "smaller": "lower"},
     "worried": {"worry": "worried", "concern": "concerned"},
 }
 
@@ -510,6 +514,8 @@ def _a_an(doc, sent) -> list[Correction]:
 _CLAUSE_ROLES = {"dobj", "attr", "pobj"}
 _FIXED_BARE = {
     ("for", "example"),
+    ("for", "review"),
+    ("on", "paper"),
     ("in", "case"),
     ("for", "instance"),
     ("in", "time"),
@@ -2256,6 +2262,48 @@ _NOT_BARE_PLURAL_AFTER_A = {
 }
 
 
+# nouns the parser may read as an adjective before a verb: "if an alert fires", "a backup runs"
+_NOUNS_READ_AS_ADJECTIVES = frozenset({"alert", "backup", "spare", "standard", "test", "canary"})
+
+
+def _noun_then_verb(between, plural) -> bool:
+    """ "an alert fires": the words after "a" are a noun and its verb, not an adjective and a plural
+    noun ("a good results")."""
+    from lemminflect import getAllLemmas
+
+    return any(x.text.lower() in _NOUNS_READ_AS_ADJECTIVES for x in between) and "VERB" in getAllLemmas(
+        plural.text.lower()
+    )
+
+
+# plural nouns the parser may read as a verb after a name ("the NCCL logs"): not "the PyTorch supports"
+_PLURALS_READ_AS_VERBS = frozenset(
+    {
+        "logs",
+        "runs",
+        "jobs",
+        "tests",
+        "builds",
+        "calls",
+        "checks",
+        "traces",
+        "results",
+        "metrics",
+        "errors",
+        "reports",
+        "kernels",
+        "ops",
+        "tools",
+        "versions",
+        "bindings",
+        "plugins",
+        "timeouts",
+        "files",
+        "settings",
+    }
+)
+
+
 def _article_checks(doc, sent) -> list[Correction]:
     out: list[Correction] = []
     for t in sent:
@@ -2275,6 +2323,7 @@ def _article_checks(doc, sent) -> list[Correction]:
                 and (noun.i + 1 >= len(doc) or doc[noun.i + 1].tag_ not in {"NN", "NNS", "NNP", "POS", "HYPH", "CD"})
                 and inflect(noun.text, "NN").lower() != noun.text.lower()
                 and not any(c.dep_ in {"nummod", "quantmod"} for c in noun.children)
+                and not _noun_then_verb(between, noun)
             ):
                 out.append(_make(doc, "a-plural", t, noun, doc.text[nxt.idx : noun.idx + len(noun.text)]))
         # "most of engineers" -> "most of the engineers"
@@ -2339,7 +2388,8 @@ def _article_checks(doc, sent) -> list[Correction]:
         ):
             after = doc[nxt.i + 1] if nxt.i + 1 < len(doc) else None
             if after is None or (
-                (
+                after.text.lower() not in _PLURALS_READ_AS_VERBS
+                and (
                     after.is_punct
                     or after.tag_ in {"IN", "TO", "RB", "MD", "VBZ", "VBD", "WDT"}
                     or after.text.lower() in {"last", "this", "next", "yesterday", "today"}

@@ -216,6 +216,10 @@ def test_parsed_corrections(text, corrected, kind):
 
 
 CORRECT = [
+    "Please page me if an alert fires after midnight.",
+    "When I saw the NCCL logs more closely, I noticed it.",
+    "On paper, the new interconnect was better than the old one.",
+    "I finished the migration script, so it's ready for review.",
     "How often does the cron job run?",
     "Two hours is enough time to run the full benchmark.",
     "I saw the job fail twice last night.",
