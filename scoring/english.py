@@ -877,6 +877,8 @@ def _noun_like_verb(doc, verb, subj) -> bool:
     if verb.i != subj.i + 1 or not subj.tag_.startswith("NN") or "NOUN" not in getAllLemmas(verb.text.lower()):
         return False
     nxt = doc[verb.i + 1] if verb.i + 1 < len(doc) else None
+    if nxt is not None and nxt.dep_ == "mark" and nxt.head.head.i == verb.i:
+        return False  # "my manager say that …": a clause hangs on it, so it is the verb
     return nxt is None or nxt.tag_ in {"IN", "TO", ".", "NN", "NNS"} or nxt.is_punct
 
 
@@ -945,8 +947,11 @@ def _subject_number(subj) -> str | None:
     low = subj.text.lower()
     if any(c.dep_ in {"conj", "cc"} for c in subj.children):
         return "plural" if _joined_by_and(subj) else None
-    if low in {"one", "each"} and any(c.dep_ == "prep" and c.text.lower() == "of" for c in subj.children):
-        return "singular"  # "One of the switches is", "Each of the pods has"
+    if any(c.dep_ == "prep" and c.text.lower() == "of" for c in subj.children):
+        if low in {"one", "each"}:
+            return "singular"  # "One of the switches is", "Each of the pods has"
+        if low in _COUNTS_ABOVE_ONE:
+            return "plural"  # "Two of my teammates were"
     if subj.tag_ == "NN" and any(c.text.lower() == "both" for c in subj.children):
         return None  # "both server need": the noun is what is wrong
     if low in _SINGULAR_PRONOUNS:
@@ -957,6 +962,12 @@ def _subject_number(subj) -> str | None:
         return None  # "these file are": the noun is what is wrong
     if subj.tag_ == "NNS" and any(c.dep_ == "det" and c.text.lower() in {"every", "each"} for c in subj.children):
         return None  # "each nodes has": likewise
+    if (
+        subj.tag_ == "NN"
+        and subj.text.islower()
+        and any(c.dep_ == "det" and c.text.lower() in {"each", "every"} for c in subj.children)
+    ):
+        return "singular"  # "each team gets": whatever the noun, one at a time
     if low in words("collective") or low in words("units") or subj.ent_type_ or not subj.text.isalpha():
         return None
     if subj.tag_ == "NN" and subj.text.islower():
@@ -968,6 +979,9 @@ def _subject_number(subj) -> str | None:
     return None
 
 
+_COUNTS_ABOVE_ONE = frozenset(
+    {"two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "both", "several"}
+)
 _PLURAL_OF_VBZ = {"is": "are", "has": "have", "does": "do", "was": "were"}
 _SINGULAR_OF_VBP = {"are": "is", "have": "has", "do": "does", "were": "was"}
 
@@ -999,8 +1013,8 @@ def _agreement(doc, sent) -> list[Correction]:
     out: list[Correction] = []
     past_cues = _cue_tokens(sent, _PAST_CUES)
     for verb in sent:
-        if verb.tag_ not in {"VB", "VBP", "VBZ"} and not (verb.text.lower() == "were" and verb.tag_ == "VBD"):
-            continue  # "were" as the verb itself: "each of the alerts were a false positive"
+        if verb.tag_ not in {"VB", "VBP", "VBZ"} and not (verb.text.lower() in {"was", "were"} and verb.tag_ == "VBD"):
+            continue  # "was", "were" as the verb itself: "each of the alerts were", "the researchers was"
         if past_cues and (_cue_of(verb, past_cues) or _cue_of(verb.head, past_cues)):
             continue  # "yesterday the job fail": the tense check says what it should be
         subjects = [c for c in verb.children if c.dep_ == "nsubj" and c.i < verb.i]
@@ -1054,9 +1068,9 @@ def _agreement(doc, sent) -> list[Correction]:
             if low == "were" and (_unreal(doc, subj) or verb.i + 1 < len(doc) and doc[verb.i + 1].text.lower() == "to"):
                 continue  # "if it were", "someone were to ask": subjunctive
             out.append(_make(doc, "agreement-singular", verb, verb, right))
-        elif number == "plural" and verb.tag_ == "VBZ" and subj.text.lower() not in {"i", "you"}:
+        elif number == "plural" and (verb.tag_ == "VBZ" or low == "was") and subj.text.lower() not in {"i", "you"}:
             right = _PLURAL_OF_VBZ.get(low) or inflect(verb.text, "VBP")
-            if low == "was" or right == verb.text:
+            if right == verb.text:
                 continue
             out.append(_make(doc, "agreement-plural", verb, verb, right))
     # auxiliaries: "he don't", "the jobs was killed", "the documentation for these tools are outdated"

@@ -41,6 +41,10 @@ PARSED = [
     ("The results shows a gain.", "The results show a gain.", "agreement"),
     ("He don't know the answer.", "He doesn't know the answer.", "agreement"),
     ("Both jobs was killed by the OOM killer.", "Both jobs were killed by the OOM killer.", "agreement"),
+    ("The researchers was not happy at first.", "The researchers were not happy at first.", "agreement"),
+    ("Two of my teammates was working on storage.", "Two of my teammates were working on storage.", "agreement"),
+    ("Each team get a fixed GPU quota.", "Each team gets a fixed GPU quota.", "agreement"),
+    ("My manager say that I should present more.", "My manager says that I should present more.", "agreement"),
     ("Yesterday I fix the memory leak.", "Yesterday I fixed the memory leak.", "tense"),
     ("I have finished it two days ago.", "I finished it two days ago.", "tense"),
     ("Since 2021 I am working on the cache.", "Since 2021 I have been working on the cache.", "tense"),
@@ -216,6 +220,10 @@ def test_parsed_corrections(text, corrected, kind):
 
 
 CORRECT = [
+    "The team say that it works.",
+    "The data was clean and the news was good.",
+    "Three weeks was enough for the migration.",
+    "The number of GPUs was small.",
     "Please page me if an alert fires after midnight.",
     "When I saw the NCCL logs more closely, I noticed it.",
     "On paper, the new interconnect was better than the old one.",
