@@ -979,9 +979,7 @@ def _subject_number(subj) -> str | None:
     return None
 
 
-_COUNTS_ABOVE_ONE = frozenset(
-    {"two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "both", "several"}
-)
+_COUNTS_ABOVE_ONE = _SMALL_NUMBERS | {"both", "several"}
 _PLURAL_OF_VBZ = {"is": "are", "has": "have", "does": "do", "was": "were"}
 _SINGULAR_OF_VBP = {"are": "is", "have": "has", "do": "does", "were": "was"}
 
@@ -2276,46 +2274,14 @@ _NOT_BARE_PLURAL_AFTER_A = {
 }
 
 
-# nouns the parser may read as an adjective before a verb: "if an alert fires", "a backup runs"
-_NOUNS_READ_AS_ADJECTIVES = frozenset({"alert", "backup", "spare", "standard", "test", "canary"})
-
-
 def _noun_then_verb(between, plural) -> bool:
     """ "an alert fires": the words after "a" are a noun and its verb, not an adjective and a plural
     noun ("a good results")."""
     from lemminflect import getAllLemmas
 
-    return any(x.text.lower() in _NOUNS_READ_AS_ADJECTIVES for x in between) and "VERB" in getAllLemmas(
+    return any(x.text.lower() in words("nouns_read_as_adjectives") for x in between) and "VERB" in getAllLemmas(
         plural.text.lower()
     )
-
-
-# plural nouns the parser may read as a verb after a name ("the NCCL logs"): not "the PyTorch supports"
-_PLURALS_READ_AS_VERBS = frozenset(
-    {
-        "logs",
-        "runs",
-        "jobs",
-        "tests",
-        "builds",
-        "calls",
-        "checks",
-        "traces",
-        "results",
-        "metrics",
-        "errors",
-        "reports",
-        "kernels",
-        "ops",
-        "tools",
-        "versions",
-        "bindings",
-        "plugins",
-        "timeouts",
-        "files",
-        "settings",
-    }
-)
 
 
 def _article_checks(doc, sent) -> list[Correction]:
@@ -2402,7 +2368,7 @@ def _article_checks(doc, sent) -> list[Correction]:
         ):
             after = doc[nxt.i + 1] if nxt.i + 1 < len(doc) else None
             if after is None or (
-                after.text.lower() not in _PLURALS_READ_AS_VERBS
+                after.text.lower() not in words("plurals_read_as_verbs")
                 and (
                     after.is_punct
                     or after.tag_ in {"IN", "TO", "RB", "MD", "VBZ", "VBD", "WDT"}
