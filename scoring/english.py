@@ -963,13 +963,10 @@ def _subject_number(subj) -> str | None:
         return "plural"
     if any(c.dep_ == "det" and c.text.lower() in {"these", "those"} for c in subj.children):
         return None  # "these file are": the noun is what is wrong
-    if subj.tag_ == "NNS" and any(c.dep_ == "det" and c.text.lower() in {"every", "each"} for c in subj.children):
+    each_or_every = any(c.dep_ == "det" and c.text.lower() in {"every", "each"} for c in subj.children)
+    if subj.tag_ == "NNS" and each_or_every:
         return None  # "each nodes has": likewise
-    if (
-        subj.tag_ == "NN"
-        and subj.text.islower()
-        and any(c.dep_ == "det" and c.text.lower() in {"each", "every"} for c in subj.children)
-    ):
+    if subj.tag_ == "NN" and subj.text.islower() and each_or_every:
         return "singular"  # "each team gets": whatever the noun, one at a time
     if low in words("collective") or low in words("units") or subj.ent_type_ or not subj.text.isalpha():
         return None
