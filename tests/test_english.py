@@ -24,6 +24,13 @@ def test_phrase_rule_examples(rule):
 COLLOCATIONS = english.collocations()
 
 
+def test_rule_ids_are_unique():
+    """A correction names its rule by id (the benchmark's false flags, these tests' ids): two rules
+    with one id could not be told apart."""
+    ids = [rule.id for rule in (*RULES, *COLLOCATIONS)]
+    assert sorted(i for i in set(ids) if ids.count(i) > 1) == []
+
+
 @pytest.mark.parametrize("rule", COLLOCATIONS, ids=[r.id for r in COLLOCATIONS])
 def test_collocation_examples(rule):
     """Every collocation read from the parse corrects its examples and leaves its counter-examples alone."""
