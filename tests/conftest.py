@@ -21,23 +21,13 @@ SLOW_MARKS = ("e2e", "llm_server")
 # run before this one and see none (tests/test_suite_layout.py)
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config, items):
-    without_audio = []
     for item in items:
         if any(item.get_closest_marker(mark) for mark in SLOW_MARKS):
             item.add_marker(pytest.mark.slow)
-        if not item.get_closest_marker("e2e"):
-            continue
-        if item.get_closest_marker("no_audio"):
-            without_audio.append(item)
-        else:
-            # with workers (`-n 2 --dist loadgroup`, scripts/rehearse.sh test) the browser tests that
-            # play audio run one at a time in one worker: they wait on speech played in real time, so
-            # the rest runs beside them
+        if item.get_closest_marker("e2e"):
+            # with workers (`-n 2 --dist loadgroup`, scripts/rehearse.sh test) the browser tests run one
+            # at a time in one worker: they wait on real-time audio, so the rest runs beside them
             item.add_marker(pytest.mark.xdist_group("browser"))
-    # the browser tests with no audio come last, one by one: the other worker takes them once the
-    # rest is done, while the audio group is still playing, instead of adding to that group's time
-    moved = set(without_audio)
-    items[:] = [item for item in items if item not in moved] + without_audio
 
 
 @pytest.fixture(autouse=True)

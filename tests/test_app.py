@@ -11,8 +11,10 @@ from streamlit.testing.v1 import AppTest
 
 from tests.conftest import REPO
 
+# Read aloud opens in tests/test_drills.py (its lines and their voices, about 12 s of speech made
+# on a fresh data dir) and the Live meeting page in tests/test_meeting_app.py
 PAGES = ["coach/ui/pages/library.py", "coach/ui/pages/practice.py", "coach/ui/pages/interview.py",
-         "coach/ui/pages/history.py", "coach/ui/pages/read_aloud.py"]
+         "coach/ui/pages/history.py"]
 
 
 def app() -> AppTest:

@@ -15,7 +15,7 @@ import pytest
 
 from tests.e2e.conftest import CHROMIUM, launch_local, send_answer, served_app
 
-pytestmark = [pytest.mark.e2e, pytest.mark.no_audio]
+pytestmark = pytest.mark.e2e
 
 LLM_DELAY_S = 2.0
 FIRST = "On the TPU pod I profiled the training step and rewrote the jit boundaries."

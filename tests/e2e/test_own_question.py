@@ -13,7 +13,7 @@ import pytest
 from tests.e2e.conftest import CHROMIUM, launch_local
 from tests.e2e.test_practice_layout import SIZES, _send, _settled, _shot
 
-pytestmark = [pytest.mark.e2e, pytest.mark.no_audio]
+pytestmark = pytest.mark.e2e
 
 QUESTION = "How did you cut inference serving cost at your last job?"
 HOSTILE = ("Explain <b>bold</b> and **stars** <img src=x onerror=\"document.title='pwned'\"> "

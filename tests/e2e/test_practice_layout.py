@@ -12,7 +12,7 @@ import pytest
 
 from tests.e2e.conftest import CHROMIUM, launch_local, send_answer
 
-pytestmark = [pytest.mark.e2e, pytest.mark.no_audio]
+pytestmark = pytest.mark.e2e
 
 SIZES = {"desktop": (1400, 1000), "phone": (390, 844)}
 FIRST = "On the TPU pod I profiled the training step and rewrote the jit boundaries to remove dynamic shapes."

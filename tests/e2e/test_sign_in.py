@@ -25,7 +25,7 @@ from tests.e2e.conftest import CHROMIUM, launch_local, local_only
 from tests.e2e.conftest import free_port as _free_port
 from tests.e2e.test_practice_layout import _settled, _shot
 
-pytestmark = [pytest.mark.e2e, pytest.mark.no_audio]
+pytestmark = pytest.mark.e2e
 
 PROVIDER = str(REPO / ".venv" / "bin" / "oidc-provider-mock")
 PEOPLE = {"ann": "ann@example.com", "bo": "bo@example.com"}
