@@ -88,6 +88,7 @@ case "$MODE" in
     # the rest beside them; measured in README.md
     status=0
     "$VENV/bin/python" -m pytest -n "${COACH_TEST_WORKERS:-2}" --dist loadgroup "$@" || status=$?
+    [ "$status" -ne 2 ] || exit 2  # pytest interrupted (Ctrl-C): mypy is stopped, not waited for
     mypy_status=0
     wait "$mypy_pid" || mypy_status=$?
     echo "== mypy"
