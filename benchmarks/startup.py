@@ -6,7 +6,8 @@ memory (the largest of the runs) of each command, from exec to exit.
 - `coach --help`, `coach cards --format json`;
 - `coach score` of one status update that needs the grammar parse (most do: the next-steps
   criterion is not met by a sentence that only announces, so its sentences are read) and of one
-  answer to a video-call turn that the phrase lists settle (no parse);
+  answer to a video-call turn (its rubric is settled by the phrase lists, but its politeness is read
+  from the parse too, since the impolite cues are);
 - `coach cards --format json` with N of the learner's own cards in a temporary COACH_DATA_DIR
   (written with coach.personal.render, the rubrics in turn).
 
@@ -37,7 +38,7 @@ COMMANDS = {
     "coach --help": ["--help"],
     "coach cards": ["cards", "--format", "json"],
     "coach score (needs the parse)": ["score", "--card", "status-update", "--text", STATUS],
-    "coach score (phrase lists settle it)": ["score", "--card", "video-call-essentials", "--turn",
+    "coach score (a video-call line)": ["score", "--card", "video-call-essentials", "--turn",
                                              "check-connection", "--text", CONNECTION],
 }
 
