@@ -2277,11 +2277,7 @@ _NOT_BARE_PLURAL_AFTER_A = {
 def _noun_then_verb(between, plural) -> bool:
     """ "an alert fires": the words after "a" are a noun and its verb, not an adjective and a plural
     noun ("a good results")."""
-    from lemminflect import getAllLemmas
-
-    return any(x.text.lower() in words("nouns_read_as_adjectives") for x in between) and "VERB" in getAllLemmas(
-        plural.text.lower()
-    )
+    return any(x.text.lower() in words("nouns_read_as_adjectives") for x in between) and _is_verb(plural.text)
 
 
 def _article_checks(doc, sent) -> list[Correction]:
