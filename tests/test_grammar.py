@@ -157,6 +157,21 @@ def test_the_parser_model_is_the_pinned_wheel_that_was_read():
     assert "load_model_from_init_py" in init.read_text()
 
 
+def test_the_tokenizer_built_empty_and_loaded_is_the_models_saved_tokenizer():
+    """The pipeline's tokenizer starts empty and is filled from the model (start-up time): it must
+    tokenize exactly as the tokenizer spaCy's default loading gives, rules and special cases alike."""
+    from scoring.grammar import MODEL_PACKAGE, pipeline
+    from scoring.lazy_imports import spacy
+
+    default = spacy().load(MODEL_PACKAGE, exclude=["ner", "lemmatizer", "senter", "parser", "tagger",
+                                                   "tok2vec", "attribute_ruler"])
+    ours = pipeline().tokenizer
+    assert len(ours.rules) > 1000
+    assert ours.to_bytes(exclude=["vocab"]) == default.tokenizer.to_bytes(exclude=["vocab"])  # the strings grow
+    text = "I'm gonna check e.g. https://x.io at 9 a.m., don't we? NCCL_TOPO_FILE=/x p95 3.5x :)"
+    assert [t.text for t in ours(text)] == [t.text for t in default.tokenizer(text)]
+
+
 def test_a_batch_parses_only_the_answers_that_need_the_grammar_and_scores_as_one_by_one():
     import scoring
     from coach.library import default_library
