@@ -56,7 +56,7 @@ def run_once(argv: list[str], env: dict[str, str]) -> tuple[float, float, float]
 
 
 def coach(*args: str) -> list[str]:
-    return [sys.executable, "-c", "import sys; from coach.cli import main; sys.exit(main())", *args]
+    return [sys.executable, "-c", "from coach.cli import console; console()", *args]
 
 
 def measure(argv: list[str], env: dict[str, str], repeat: int, warm: bool = True,

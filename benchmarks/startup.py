@@ -43,9 +43,20 @@ COMMANDS = {
 }
 
 
+# What the installed `coach` script runs (`coach.cli:console`); a --checkout from before it existed
+# runs `main` and exits as usual.
+ENTRY_POINT = """import sys
+try:
+    from coach.cli import console
+except ImportError:
+    from coach.cli import main
+    sys.exit(main())
+console()"""
+
+
 def run_once(args: list[str], env: dict[str, str]) -> tuple[float, float, float]:
     """(wall seconds, CPU seconds, peak RSS in MiB) of one `coach ARGS` process."""
-    command = [sys.executable, "-c", "import sys; from coach.cli import main; sys.exit(main())", *args]
+    command = [sys.executable, "-c", ENTRY_POINT, *args]
     start = time.perf_counter()
     process = subprocess.Popen(command, env=env, cwd=env["PYTHONPATH"], stdout=subprocess.DEVNULL,
                                stderr=subprocess.PIPE)

@@ -1,5 +1,3 @@
-import sys
+from coach.cli import console
 
-from coach.cli import main
-
-sys.exit(main())
+console()
