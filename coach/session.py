@@ -42,7 +42,7 @@ from coach.store import (
     save_audio_file,
 )
 from scoring import english
-from scoring.grammar import warm_up as warm_up_parser
+from scoring import warm_up as warm_up_scorer
 from scoring.models import Scorecard, SpeechTiming
 
 log = logging.getLogger(__name__)
@@ -146,7 +146,7 @@ class PracticeEngine:
         self.library = library
         self.store = store
         self.settings = settings or load_settings()
-        warm_up_parser()  # the scorer's parser loads in the background while the learner starts
+        warm_up_scorer()  # the parser and the English rules load in the background while the learner starts
 
     # --- lifecycle ----------------------------------------------------------------------
 

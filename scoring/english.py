@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from functools import cache
 
 from scoring.detectors.base import pattern_data
+from scoring.lazy_imports import lemminflect
 from scoring.regex import compile_pattern
 
 KINDS = ("article", "number", "agreement", "tense", "verb-pattern", "word-order", "word-choice", "comparison", "other")
@@ -128,6 +129,15 @@ def review(text: str, parse=None) -> Review:
             continue  # overlaps one already taken (phrases come first, then the longer)
         chosen.append(c)
     return Review(text=text, corrections=tuple(chosen), corrected=apply(text, chosen))
+
+
+def warm() -> None:
+    """The rules, their word lists and the inflection table loaded, on the text the parser was
+    warmed with (scoring.warm_up): 0.1-0.4 s that the learner's first answer would otherwise wait."""
+    from scoring import grammar
+
+    review(grammar.WARM_TEXT)
+    inflect("finish", "VBD")
 
 
 def _merge(outer: Correction, inner: Correction) -> Correction | None:
@@ -262,20 +272,18 @@ def _verb_tag(word: str) -> str:
 
 def inflect_all(word: str, tag: str) -> tuple[str, ...]:
     """Every form of a word's lemma with one tag, lower case ("knew" -> ("knew",) for VBD)."""
-    from lemminflect import getInflection, getLemma
-
-    base = getLemma(word.lower(), upos="VERB")
-    return tuple(f.lower() for f in getInflection(base[0] if base else word.lower(), tag=tag))
+    tables = lemminflect()
+    base = tables.getLemma(word.lower(), upos="VERB")
+    return tuple(f.lower() for f in tables.getInflection(base[0] if base else word.lower(), tag=tag))
 
 
 def inflect(word: str, tag: str) -> str:
-    from lemminflect import getInflection, getLemma
-
     if tag == "NNS" and word.lower() == "person":
         return "people"
+    tables = lemminflect()
     upos = "NOUN" if tag.startswith("NN") else "ADJ" if tag.startswith("JJ") else "VERB"
-    base = getLemma(word.lower(), upos=upos)
-    forms = getInflection(base[0] if base else word.lower(), tag=tag)
+    base = tables.getLemma(word.lower(), upos=upos)
+    forms = tables.getInflection(base[0] if base else word.lower(), tag=tag)
     if not forms:
         return word
     form = forms[0]

@@ -114,21 +114,16 @@ def pipeline():
         return _pipeline()
 
 
-@cache
-def warm_up() -> None:
-    """Load the parser in the background, once per process (the practice engine asks for it when
-    it is made, so the first answer does not wait; a score that needs it meanwhile waits on the lock)."""
-    threading.Thread(target=warm, name="parser-warm-up", daemon=True).start()
-
-
 WARM_TEXT = "Yesterday I finished the schema with Mia, and we will ship the new cache on Friday."
 
 
 def warm() -> None:
     """The parser loaded and run once on a short text: its first call, and the first lemmas
-    (lemminflect's tables), cost 0.2-0.5 s that the first answer after Stop would otherwise wait."""
+    (lemminflect's tables), cost 0.2-0.5 s that the first answer after Stop would otherwise wait.
+    The parse is kept, for the English rules' warm-up to read (scoring.warm_up)."""
     with _lock:
-        _clauses_of(_pipeline()(WARM_TEXT), 0)
+        doc = _docs[WARM_TEXT] = _pipeline()(WARM_TEXT)
+        _clauses_of(doc, 0)
 
 
 @cache

@@ -60,22 +60,24 @@ def _import(name: str, hide: str) -> ModuleType:
 
 
 def lemminflect() -> ModuleType:
-    """The lemminflect package (getLemma, getAllInflections, …), without spaCy, its lemma table
-    read a word at a time (`LazyLemmaTable`)."""
+    """The lemminflect package (getLemma, getInflection, …), without spaCy, its lemma and
+    inflection tables read a word at a time (`LazyLemmaTable`, `LazyInflectionTable`)."""
     module = _import("lemminflect", hide="spacy")
     with _lock:
         lemmatizer = module.Lemmatizer()
         if not hasattr(lemmatizer, "lemma_dict") and hasattr(lemmatizer, "lemma_lu_fn"):
             lemmatizer.lemma_dict = LazyLemmaTable(lemmatizer.lemma_lu_fn)
+        inflections = module.Inflections()
+        if not hasattr(inflections, "infl_dict") and hasattr(inflections, "infl_lu_fn"):
+            inflections.infl_dict = LazyInflectionTable(inflections.infl_lu_fn)
     return module
 
 
-class LazyLemmaTable:
-    """lemminflect's lemma table (`Lemmatizer.lemma_dict`: word -> {upos: lemmas}), looked up in
-    the decompressed file a word at a time: building the whole dict takes 0.2-0.5 s at the first
-    lemma, of which an answer's parse needs a few dozen words. The file is sorted by word (byte
-    order), so a word's lines are found by binary search; each is read as lemminflect's own codec
-    reads it."""
+class _SortedTable:
+    """One of lemminflect's gzipped tables, whose lines begin with their word and are sorted by
+    it, looked up a word at a time: building the whole dict takes 0.2-0.5 s at the first lookup
+    (each table), of which an answer needs a few dozen words. A word's lines are found by binary
+    search in the decompressed text and read as lemminflect's own codec reads them (`_entry`)."""
 
     def __init__(self, path: str):
         import gzip
@@ -87,16 +89,16 @@ class LazyLemmaTable:
     def get(self, word: str, default=None):
         found = self._found.get(word)
         if found is None:
-            found = self._found[word] = self._lookup(word)
+            found = self._found[word] = self._entry(word, self._lines(word))
         return found if found else default
 
     def __contains__(self, word: str) -> bool:
         return bool(self.get(word))
 
-    def _lookup(self, word: str) -> dict:
-        from lemminflect.codecs.LemmaLUCodec import LemmaLUCodec
-        from lemminflect.core.LexicalUtils import categoryToUPos
+    def _entry(self, word: str, lines: list[str]) -> dict:
+        raise NotImplementedError
 
+    def _lines(self, word: str) -> list[str]:
         text, key = self._text, f"\n{word},"
         lo, hi = 0, len(text)  # binary search for the newline before the first line of `word` or after it
         while lo < hi:
@@ -106,14 +108,41 @@ class LazyLemmaTable:
                 lo = following if following >= 0 else len(text)
             else:
                 hi = start
-        at = lo
+        at, lines = lo, []
+        while at >= 0 and text.startswith(key, at):
+            end = text.find("\n", at + 1)
+            lines.append(text[at + 1 : end if end >= 0 else len(text)])
+            at = end
+        return lines
+
+
+class LazyLemmaTable(_SortedTable):
+    """lemminflect's lemma table (`Lemmatizer.lemma_dict`: word -> {upos: lemmas})."""
+
+    def _entry(self, word: str, lines: list[str]) -> dict:
+        from lemminflect.codecs.LemmaLUCodec import LemmaLUCodec
+        from lemminflect.core.LexicalUtils import categoryToUPos
+
         out: dict = {}
-        while at >= 0 and self._text.startswith(key, at):
-            end = self._text.find("\n", at + 1)
-            line = self._text[at + 1 : end if end >= 0 else len(self._text)]
+        for line in lines:
             _, category, forms = LemmaLUCodec.fromString(line)
             out[categoryToUPos(category)] = forms
-            at = end
+        return out
+
+
+class LazyInflectionTable(_SortedTable):
+    """lemminflect's inflection table (`Inflections.infl_dict`: lemma -> {Penn tag: spellings}):
+    a lemma's lines merged in order, and the modal and auxiliary verbs its loader hard-codes."""
+
+    def _entry(self, word: str, lines: list[str]) -> dict:
+        from lemminflect.codecs.InflectionLUCodec import InflectionLUCodec
+
+        hard_coded = InflectionLUCodec.updateForAuxMod({})
+        if word in hard_coded:
+            return hard_coded[word]
+        out: dict = {}
+        for line in lines:
+            out.update(InflectionLUCodec.fromString(line)[2])
         return out
 
 

@@ -75,6 +75,37 @@ def test_lemmas_looked_up_a_word_at_a_time_are_lemminflects():
     assert [lazy.get(w, {}) for w in sample] == [whole.get(w, {}) for w in sample]
 
 
+def test_inflections_looked_up_a_word_at_a_time_are_lemminflects():
+    """Every lemma of lemminflect's inflection table, with the modal and auxiliary verbs its loader
+    hard-codes, reads the same a word at a time."""
+    from lemminflect import config
+    from lemminflect.codecs.InflectionLUCodec import InflectionLUCodec
+
+    from scoring.lazy_imports import LazyInflectionTable
+
+    whole = InflectionLUCodec.load(config.inflection_lu_fn)
+    lazy = LazyInflectionTable(config.inflection_lu_fn)
+    words = [*sorted(whole), "", "zzzzz", "not-a-word", "naïve"]
+    assert len(words) > 30_000 and {"be", "can", "will"} <= set(words)
+    assert [lazy.get(w, {}) for w in words] == [whole.get(w, {}) for w in words]
+
+
+def test_the_warm_up_loads_the_parser_and_the_english_rules():
+    """The practice engine's warm-up leaves nothing for the first answer to load: the parse of the
+    warm-up text is kept and the English rules are built."""
+    import threading
+
+    import scoring
+    from scoring import english, grammar
+
+    scoring.warm_up()
+    for thread in threading.enumerate():
+        if thread.name == "scorer-warm-up":
+            thread.join(timeout=60)
+    assert english.phrase_rules.cache_info().currsize == 1
+    assert grammar.WARM_TEXT in grammar._docs or len(grammar._docs) == grammar.MAX_DOCS
+
+
 def test_a_library_loaded_again_adds_nothing_to_the_scorers_cache():
     """The app loads the library per page run for a signed-in learner with own cards: the parsed
     detector params are cached by their content, not per loaded object."""
