@@ -232,6 +232,6 @@ def structure_of(card: Card, results: dict[str, CriterionResult], text: str) -> 
         result = results.get(cid)
         if result and result.met and result.evidence:
             positions[cid] = text.find(result.evidence[0])
-    found = sorted(positions, key=positions.get)
+    found = sorted(positions, key=positions.__getitem__)
     expected_present = [cid for cid in card.structure if cid in positions]
     return Structure(expected=list(card.structure), found=found, in_order=found == expected_present)

@@ -2185,34 +2185,33 @@ _BE = {"is", "are", "was", "were", "be", "been", "being", "am", "'s", "’s", "'
 
 
 def _adjective_collocation(doc, adj, rule: Collocation) -> list[Correction]:
-    out = []
+    out: list[Correction] = []
     nouns = {n for n, _ in rule.noun}
     right = dict(rule.adjective)[adj.text.lower()]
-    if True:
-        if "before" in rule.position and adj.dep_ == "amod" and adj.head.i > adj.i:
-            noun = adj.head
-            if noun.tag_ not in {"NN", "NNS"}:
-                return out
-            if any(x.tag_ not in {"JJ", "RB", "HYPH"} and x.i != adj.i for x in doc[adj.i + 1 : noun.i]):
-                return out
-            head, whole = _noun_key(noun)
-            if head in nouns or whole in nouns:
-                out.append(_made(doc, rule, adj, adj, right))
+    if "before" in rule.position and adj.dep_ == "amod" and adj.head.i > adj.i:
+        noun = adj.head
+        if noun.tag_ not in {"NN", "NNS"}:
             return out
-        if "after-be" in rule.position and adj.dep_ in {"acomp", "attr", "amod", "advmod"}:
-            be = adj.head
-            if be.text.lower() not in _BE and _verb_lemma(be) not in {"be", "get", "become", "seem", "look"}:
-                return out
-            subjects = [c for c in be.children if c.dep_ in {"nsubj"} and c.i < be.i]
-            if not subjects or subjects[0].tag_ not in {"NN", "NNS"}:
-                return out
-            if rule.kind == "word-choice" and any(
-                c.dep_ in {"prep", "agent"} and c.text.lower() != "for" for c in adj.children
-            ):
-                return out  # "the project was interested in", "the meeting was tired of": another sense
-            head, whole = _noun_key(subjects[0])
-            if head in nouns or whole in nouns:
-                out.append(_made(doc, rule, adj, adj, right))
+        if any(x.tag_ not in {"JJ", "RB", "HYPH"} and x.i != adj.i for x in doc[adj.i + 1 : noun.i]):
+            return out
+        head, whole = _noun_key(noun)
+        if head in nouns or whole in nouns:
+            out.append(_made(doc, rule, adj, adj, right))
+        return out
+    if "after-be" in rule.position and adj.dep_ in {"acomp", "attr", "amod", "advmod"}:
+        be = adj.head
+        if be.text.lower() not in _BE and _verb_lemma(be) not in {"be", "get", "become", "seem", "look"}:
+            return out
+        subjects = [c for c in be.children if c.dep_ in {"nsubj"} and c.i < be.i]
+        if not subjects or subjects[0].tag_ not in {"NN", "NNS"}:
+            return out
+        if rule.kind == "word-choice" and any(
+            c.dep_ in {"prep", "agent"} and c.text.lower() != "for" for c in adj.children
+        ):
+            return out  # "the project was interested in", "the meeting was tired of": another sense
+        head, whole = _noun_key(subjects[0])
+        if head in nouns or whole in nouns:
+            out.append(_made(doc, rule, adj, adj, right))
     return out
 
 
@@ -2309,7 +2308,7 @@ def _article_checks(doc, sent) -> list[Correction]:
                 and not any(c.dep_ in {"nummod", "quantmod"} for c in noun.children)
                 and not _noun_then_verb(between, noun)
             ):
-                out.append(_make(doc, "a-plural", t, noun, doc.text[nxt.idx : noun.idx + len(noun.text)]))
+                out.append(_make(doc, "a-plural", t, noun, doc.text[doc[t.i + 1].idx : noun.idx + len(noun.text)]))
         # "most of engineers" -> "most of the engineers"
         if low == "of" and t.i > sent.start and doc[t.i - 1].text.lower() in _QUANTITY_OF and nxt is not None:
             objs = [c for c in t.children if c.dep_ == "pobj"]

@@ -369,8 +369,7 @@ def _clauses_of(doc, base: int) -> list[Clause]:
                 if t.text in named
                 and (t.pos_ == "PROPN" or _well_described(t))
             )
-            subject_named = subject is not None and _subject_kind(subject) == "thing" and _is_named(subject)
-            if subject_named:
+            if subject is not None and _subject_kind(subject) == "thing" and _is_named(subject):
                 named = (subject.text, *named)
                 if _well_described(subject):
                     detailed = (subject.text, *detailed)  # "the search indexing job is 70 percent done"

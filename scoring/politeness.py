@@ -15,6 +15,7 @@ carries its evidence: the matched span, verbatim.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 
@@ -379,6 +380,7 @@ def _cue_found(cue: Cue, answer: Answer, found_names: set[str]) -> Found | None:
                 return Found(cue.reports, sentence.text, sentence.start, 0.0, marker=False, impolite=True, cue=cue.name)
         return None
     rule = _RULES[cue.rule]
+    assert rule is not None  # the rules without a parse reading were handled above
     for clause in answer.grammar:
         if rule(cue, answer, clause):
             said = answer.sentence_at(clause.position)
@@ -599,7 +601,9 @@ def suggest(
     def judged(candidate: str) -> Verdict:
         return assess(candidate, extra_markers, extra_blunt, moment)
 
-    parts, questions, dropped, dropped_a_point, reworded = [], [], False, False, False
+    parts: list[str] = []
+    questions: list[int] = []
+    dropped = dropped_a_point = reworded = False
     for sentence in Answer(text).sentences:
         names = {f.name for f in verdict.strategies if sentence.start <= f.start < sentence.end}
         wording = _reword(sentence.text, names)
@@ -615,14 +619,14 @@ def suggest(
         return None  # what is left after a rude point is not a softer version of it ("Absolutely not. Next topic.")
     if not reworded and not dropped and _CALL_CHECK.search(text):
         return None  # a check of the call with nothing else to soften: "Can you see my screen?" is fine
-    steps = []
+    steps: list[Callable[[list[str]], None]] = []
     if questions:
-        i = questions[0]
-        steps.append(lambda p, i=i: p.__setitem__(i, "Sorry to bother you, but " + _lower_first(p[i])))
+        question = questions[0]
+        steps.append(lambda p: p.__setitem__(question, "Sorry to bother you, but " + _lower_first(p[question])))
     commands = [i for i, part in enumerate(parts) if part.startswith("Could you") and "please" not in part.lower()]
     if commands and not questions:
-        i = commands[0]
-        steps.append(lambda p, i=i: p.__setitem__(i, p[i][:-1] + ", please?"))
+        command = commands[0]
+        steps.append(lambda p: p.__setitem__(command, p[command][:-1] + ", please?"))
     if dropped and not questions and "apologizing" not in judged(" ".join(parts)).names:
         steps.append(lambda p: p.__setitem__(0, "Sorry, " + _lower_first(p[0])))
     steps.append(lambda p: p.append("Thank you!" if p[-1].rstrip().endswith(("?", ".", "!")) else "— thank you!"))

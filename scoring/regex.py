@@ -169,18 +169,19 @@ class WordPatterns:
         self._veto = WordPatterns(self.unless, ignore_case=ignore_case) if veto else None
 
     def finditer(self, text: str) -> Iterator[Match]:
-        if self._regex is None:
+        regex = self._regex
+        if regex is None:
             return
         pos, size = 0, len(text)
         while pos <= size:
-            found = self._regex.search(text, pos)
+            found = regex.search(text, pos)
             if found is None:
                 return
             start, end = found.start(), found.end()
             inside_left = start > 0 and _wordish(text[start]) and _wordish(text[start - 1])
             inside_right = end < size and end > start and _wordish(text[end - 1]) and _wordish(text[end])
             if inside_right and not inside_left:  # the longest match ends inside a word: a shorter one may not
-                end = self._shorter_whole_word(text, start, end)
+                end = self._shorter_whole_word(regex, text, start, end)
                 inside_right = end == start
             if end > start and not inside_left and not inside_right:
                 if not self._vetoed(text[start:end]):
@@ -192,14 +193,15 @@ class WordPatterns:
             while pos < size and _wordish(text[pos]) and _wordish(text[pos - 1]):
                 pos += 1
 
-    def _shorter_whole_word(self, text: str, start: int, end: int) -> int:
+    @staticmethod
+    def _shorter_whole_word(regex, text: str, start: int, end: int) -> int:
         """The end of the longest match from `start` that ends at a word boundary before
         `end` ("next time" in "next time I'd"), or `start` when there is none."""
         tries = 0
         for cut in range(end - 1, start, -1):
             if _wordish(text[cut - 1]) and _wordish(text[cut]):
                 continue
-            if self._regex.fullmatch(text, start, cut):
+            if regex.fullmatch(text, start, cut):
                 return cut
             tries += 1
             if tries == MAX_SHORTER_TRIES:  # keeps the whole search linear in the answer

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import builtins
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache
@@ -128,7 +129,7 @@ def param(description: str, kind: str, *, shown_default: str | None = None, **fi
     """A detector parameter with what content/README.md's detector reference says of it: its
     meaning, its kind in an author's words ("list of patterns") and, when the value alone would
     mislead, how its default reads."""
-    extra = {"kind": kind} | ({"shown_default": shown_default} if shown_default else {})
+    extra: dict[str, Any] = {"kind": kind} | ({"shown_default": shown_default} if shown_default else {})
     return Field(description=description, json_schema_extra=extra, **field)
 
 
@@ -145,18 +146,21 @@ class Example:
 
 valid_regexes = check_patterns  # field validator for author-written patterns (RE2)
 
+# The base class, for annotations inside Detector, whose own `Params` (and `type`) names a class attribute.
+AnyParams = Params
+
 
 class Detector:
     """A named scoring unit. Subclasses are registered under their `type` by `@detector("type")`,
     set `Params`, `description` and `examples`, and implement `detect`; `scoring.detectors.REGISTRY`
     lists every registered one."""
 
+    Params: ClassVar[builtins.type[AnyParams]] = AnyParams
     type: ClassVar[str]
-    Params: ClassVar[type[Params]] = Params
     description: ClassVar[str] = ""
     examples: ClassVar[tuple[Example, ...]] = ()
 
-    def detect(self, answer: Answer, params: Params, turn_id: str) -> Hit:
+    def detect(self, answer: Answer, params: Any, turn_id: str) -> Hit:  # Any: each detector takes its own Params
         raise NotImplementedError
 
 

@@ -29,7 +29,7 @@ def _default(info) -> str:
 def _rows(model: type[BaseModel], prefix: str = "") -> list[str]:
     rows = []
     for name, info in model.model_fields.items():
-        extra = info.json_schema_extra or {}
+        extra = info.json_schema_extra if isinstance(info.json_schema_extra, dict) else {}
         rows.append(f"| `{prefix}{name}` | {extra.get('kind', '')} | {_default(info)} | {info.description or ''} |")
         args = getattr(info.annotation, "__args__", ())
         nested = next((a for a in args if isinstance(a, type) and issubclass(a, BaseModel)), None)
