@@ -285,7 +285,7 @@ def _decode_samples(container, head: bytes, max_seconds: float | None) -> np.nda
             array = out.to_ndarray().reshape(-1)
             chunks.append(array)
             total += array.size
-            if limit is not None and total > limit:
+            if limit is not None and max_seconds is not None and total > limit:
                 raise _too_long(total / SAMPLE_RATE, max_seconds)
 
     try:

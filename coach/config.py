@@ -157,7 +157,7 @@ def configuration_table() -> str:
     """The README's configuration table, made from `Environment`."""
     rows = ["| variable | default | meaning |", "|---|---|---|"]
     for name, info in Environment.model_fields.items():
-        extra = info.json_schema_extra or {}
+        extra = info.json_schema_extra if isinstance(info.json_schema_extra, dict) else {}
         default = extra.get("shown_default") or ("unset" if info.default is None else f"`{info.default:g}`"
                                                  if isinstance(info.default, float) else f"`{info.default}`")
         rows.append(f"| `{env_name(name)}` | {default} | {info.description} |")

@@ -1,5 +1,9 @@
 """Typed errors of the core; the CLI and the UI turn each into one clear message."""
 
+from __future__ import annotations
+
+from typing import Any
+
 
 class CoachError(Exception):
     """Base class: the message is meant for the user, on one line."""
@@ -85,7 +89,12 @@ class LLMUnavailableError(CoachError):
 
 
 class LLMInvalidReplyError(CoachError):
-    """The configured LLM answered with something unusable."""
+    """The configured LLM answered with something unusable: `why` (in a few words), the reply
+    when there was one, and the call's `LLMInfo` when it was made."""
+
+    why: str = ""
+    reply: str | None = None
+    info: Any = None  # coach.llm.LLMInfo (this module sits below it)
 
 
 class SpeechSynthesisError(CoachError):

@@ -21,11 +21,15 @@ import logging
 import struct
 import threading
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from coach import audio as audio_mod
 from coach.errors import AudioError, StorageError
+
+if TYPE_CHECKING:
+    from coach.stt.types import Transcript
 
 log = logging.getLogger(__name__)
 RATE = audio_mod.SAMPLE_RATE
@@ -143,7 +147,7 @@ class LiveAnswer:
 
         self.references = ReferenceWarmer(model, settings)  # each segment's, while the user speaks
         self.dropped = False  # set by the page when the stream ended before "stop"
-        self._finished = None
+        self._finished: Transcript | None = None
         # streamed audio saved but not yet transcribed, while the opening words are awaited
         self._held: list[np.ndarray] | None = [] if await_head else None
         self.lead_seconds = 0.0  # how much the browser's recording of the opening added

@@ -76,7 +76,7 @@ def _litellm():
 
 
 def _call_kwargs(settings: Settings) -> dict[str, Any]:
-    model = settings.llm_model.strip()
+    model = (settings.llm_model or "").strip()
     kwargs: dict[str, Any] = {
         "model": model,
         "timeout": settings.llm_timeout_s,
@@ -113,7 +113,7 @@ def strip_controls(value):
     return value
 
 
-def _one_line(text: str, limit: int = 200) -> str:
+def _one_line(text: object, limit: int = 200) -> str:
     text = " ".join(str(text).split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
@@ -237,7 +237,7 @@ def _by_deadline(call, seconds: float):
 
 def _info(settings: Settings, prompt_version: str, started: float) -> LLMInfo:
     return LLMInfo(
-        model=settings.llm_model.strip(),
+        model=(settings.llm_model or "").strip(),
         prompt_version=prompt_version,
         latency_s=round(time.perf_counter() - started, 3),
     )

@@ -170,7 +170,7 @@ def serve_forever(server: LocalServer, stop: threading.Event | None = None) -> N
     would swallow Ctrl-C; ours are installed after it, so both signals stop us cleanly.
     """
     stop = stop or threading.Event()
-    previous: dict[int, Any] = {}
+    previous: dict[signal.Signals, Any] = {}
     if threading.current_thread() is threading.main_thread():
         for signum in (signal.SIGINT, signal.SIGTERM):
             previous[signum] = signal.signal(signum, lambda *_: stop.set())

@@ -549,6 +549,8 @@ class Store:
 
     def keep_revision(self, turn: Turn, reason: str = "corrected") -> AnswerRevision:
         """Keep the turn's current answer (text, transcript, scorecard) before it is replaced."""
+        if turn.id is None:
+            raise ValueError("only a stored turn has answers to keep")
         row = AnswerRevision(turn_id=turn.id, answer_text=turn.answer_text or "",
                              transcript_json=turn.transcript_json, scorecard_json=turn.scorecard_json,
                              reason=reason)
@@ -633,7 +635,7 @@ class Store:
             recordings = [t.audio_path for t in turns if t.audio_path]
             db.execute(sa.delete(AnswerRevision).where(col(AnswerRevision.turn_id).in_(self._owned_turns())))
             db.execute(sa.delete(Turn).where(col(Turn.session_id).in_(self._owned_sessions())))
-            db.execute(sa.delete(PracticeSession).where(PracticeSession.learner_id == self.learner))
+            db.execute(sa.delete(PracticeSession).where(col(PracticeSession.learner_id) == self.learner))
             db.commit()
         return recordings
 

@@ -127,9 +127,10 @@ class _CardIndex:
             try:
                 with os.fdopen(handle, "wb") as out:
                     out.write(self.HEADER)
-                    for offset, size in kept if old is not None else ():
-                        old.seek(offset)
-                        out.write(old.read(size))
+                    if old is not None:
+                        for offset, size in kept:
+                            old.seek(offset)
+                            out.write(old.read(size))
                     out.write(b"".join(lines.values()))
                 os.chmod(temp, 0o600)
                 os.replace(temp, index)

@@ -256,8 +256,7 @@ def _card_file(path: Path, problems: list[Problem], check_detector: DetectorChec
     """The card of a file (None when it does not load, its problems added to `problems`),
     parsed once per process while the file is unchanged."""
     key = _file_key(path, personal, check_detector)
-    hit = _PARSED_FILES.get(key) if key is not None else None
-    if hit is not None:
+    if key is not None and (hit := _PARSED_FILES.get(key)) is not None:
         _PARSED_FILES.move_to_end(key)
         problems.extend(hit[1])
         return hit[0]
@@ -276,10 +275,10 @@ def _card_file(path: Path, problems: list[Problem], check_detector: DetectorChec
             indexed = parsed
     if card is None:
         text = _read(path, found)
-        parsed = None if text is None else _parse_markdown(path, text, found)
-        if parsed is not None and text is not None:
-            card = _card_of(path, parsed, _content_version(text), found, personal, check_detector)
-            indexed = parsed
+        read = None if text is None else _parse_markdown(path, text, found)
+        if read is not None and text is not None:
+            card = _card_of(path, read, _content_version(text), found, personal, check_detector)
+            indexed = read
     if card is not None and index is not None and indexed is not None:
         index.add(path, fingerprint, indexed, card.content_version, stamp, summary_of(card).stored())
     if key is not None:
@@ -359,7 +358,7 @@ def _check_card_references(path: Path, card: CardFrontMatter, lines: _LineMap, o
     seen: set[str] = set()
     for index, criterion in enumerate(card.criteria):
         if criterion.id in seen:
-            loc = ("criteria", index, "id")
+            loc: tuple[str | int, ...] = ("criteria", index, "id")
             out.append(Problem(str(path), lines.line(loc), f"duplicate criterion id {criterion.id!r}"))
         seen.add(criterion.id)
         messages = check_detector_spec(criterion.detector.type, criterion.detector.params)
