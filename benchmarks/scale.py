@@ -30,10 +30,10 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
 
-STATUS = ("For context, I'm moving the billing export to the new cluster. So far I've finished the schema "
-          "and the load test passed. Next I'll switch the traffic on Thursday. I'm blocked on access to the "
-          "production dashboard; could you approve my request?")
+from benchmarks.startup import ENTRY_POINT, STATUS  # noqa: E402  (the installed `coach` script's entry)
+
 START_PAGE = ("from coach.config import load_settings\n"
               "from coach.library import library_for\n"
               "library = library_for(load_settings())\n"
@@ -56,7 +56,7 @@ def run_once(argv: list[str], env: dict[str, str]) -> tuple[float, float, float]
 
 
 def coach(*args: str) -> list[str]:
-    return [sys.executable, "-c", "from coach.cli import console; console()", *args]
+    return [sys.executable, "-c", ENTRY_POINT, *args]
 
 
 def measure(argv: list[str], env: dict[str, str], repeat: int, warm: bool = True,

@@ -260,10 +260,9 @@ _SINGULAR_VERB = {"are": "is", "were": "was", "have": "has", "don't": "doesn't",
 
 def _verb_tag(word: str) -> str:
     """The Penn tag of a verb form ("made" -> VBD, "makes" -> VBZ), VB when unknown."""
-    from lemminflect import getAllInflections, getLemma
-
-    lemmas = getLemma(word.lower(), upos="VERB")
-    table = getAllInflections(lemmas[0]) if lemmas else {}
+    tables = lemminflect()
+    lemmas = tables.getLemma(word.lower(), upos="VERB")
+    table = tables.getAllInflections(lemmas[0]) if lemmas else {}
     for tag in ("VBZ", "VBG", "VBD", "VBN"):
         if word.lower() in table.get(tag, ()):
             return tag
@@ -323,9 +322,7 @@ _WORD_MAPS = {
 
 
 def _is_verb(word: str) -> bool:
-    from lemminflect import getAllLemmas
-
-    return "VERB" in getAllLemmas(word.lower())
+    return "VERB" in lemminflect().getAllLemmas(word.lower())
 
 
 def _transform(value: str, op: str, arg: str) -> str:
@@ -883,9 +880,9 @@ def _opens_clause(doc, subj) -> bool:
 def _noun_like_verb(doc, verb, subj) -> bool:
     """ "the median wait for …", "the queue wait time is": a noun after a noun, not a verb (the
     parser's compound mistake)."""
-    from lemminflect import getAllLemmas
-
-    if verb.i != subj.i + 1 or not subj.tag_.startswith("NN") or "NOUN" not in getAllLemmas(verb.text.lower()):
+    if verb.i != subj.i + 1 or not subj.tag_.startswith("NN") or "NOUN" not in lemminflect().getAllLemmas(
+        verb.text.lower()
+    ):
         return False
     nxt = doc[verb.i + 1] if verb.i + 1 < len(doc) else None
     if nxt is not None and nxt.dep_ == "mark" and nxt.head.head.i == verb.i:

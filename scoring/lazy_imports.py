@@ -16,6 +16,7 @@ Hiding is per thread and only for that one import: another thread importing torc
 from __future__ import annotations
 
 import contextlib
+import functools
 import importlib
 import importlib.abc
 import sys
@@ -137,13 +138,20 @@ class LazyInflectionTable(_SortedTable):
     def _entry(self, word: str, lines: list[str]) -> dict:
         from lemminflect.codecs.InflectionLUCodec import InflectionLUCodec
 
-        hard_coded = InflectionLUCodec.updateForAuxMod({})
-        if word in hard_coded:
+        if word in (hard_coded := _hard_coded_inflections()):
             return hard_coded[word]
         out: dict = {}
         for line in lines:
             out.update(InflectionLUCodec.fromString(line)[2])
         return out
+
+
+@functools.cache
+def _hard_coded_inflections() -> dict:
+    """The modal and auxiliary verbs lemminflect's inflection loader sets by hand, over its table."""
+    from lemminflect.codecs.InflectionLUCodec import InflectionLUCodec
+
+    return InflectionLUCodec.updateForAuxMod({})
 
 
 def spacy() -> ModuleType:
