@@ -303,6 +303,26 @@ def _decode_samples(container, head: bytes, max_seconds: float | None) -> np.nda
     return np.concatenate(chunks).astype(np.float32) / 32768.0
 
 
+def wav_span(path: Path, start: float, end: float) -> np.ndarray | None:
+    """Seconds `start` to `end` of a 16 kHz mono 16-bit WAV file (as the app stores recordings),
+    read without decoding the rest: the samples `decode` would give there. None for any other
+    file, which is then decoded whole."""
+    import wave
+
+    try:
+        with wave.open(str(path), "rb") as wav:
+            if (wav.getframerate(), wav.getnchannels(), wav.getsampwidth(), wav.getcomptype()) != (
+                SAMPLE_RATE, 1, 2, "NONE"
+            ):
+                return None
+            first = min(max(0, int(start * SAMPLE_RATE)), wav.getnframes())
+            wav.setpos(first)
+            data = wav.readframes(max(0, int(end * SAMPLE_RATE) - first))
+    except (wave.Error, EOFError, OSError):
+        return None
+    return np.frombuffer(data, dtype="<i2").astype(np.float32) / 32768.0
+
+
 def wav_bytes(samples: np.ndarray, rate: int = SAMPLE_RATE) -> bytes:
     """Float samples in [-1, 1] as a 16-bit mono WAV file."""
     import wave

@@ -7,8 +7,10 @@ import json
 import re
 import shutil
 import subprocess
+import wave
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from coach import pronunciation as pron
@@ -252,6 +254,27 @@ def test_the_learners_own_word_is_cut_from_the_recording():
 
     clip = pron.word_clip(ASSETS / "jfk.flac", 2.0, 2.5)
     assert audio_mod.decode(clip).duration == pytest.approx(1.0, abs=0.01)  # the word and 0.25 s either side
+
+
+def test_a_stored_wav_is_read_only_around_the_word_with_the_samples_a_decode_gives(tmp_path):
+    from coach import audio as audio_mod
+
+    whole = audio_mod.decode(ASSETS / "jfk.flac").samples
+    stored = tmp_path / "answer.wav"
+    stored.write_bytes(audio_mod.wav_bytes(whole))  # as the app stores a recording: 16 kHz mono 16-bit
+    span = audio_mod.wav_span(stored, 1.75, 2.75)
+    assert span is not None and span.size == 16_000
+    np.testing.assert_array_equal(span, audio_mod.decode(stored).samples[28_000:44_000])
+    assert pron.word_clip(stored, 2.0, 2.5) == audio_mod.wav_bytes(audio_mod.decode(stored).samples[28_000:44_000])
+    assert audio_mod.wav_span(stored, 10.9, 99.0).size < 16_000  # past the end: what there is
+    assert audio_mod.wav_span(ASSETS / "jfk.flac", 2.0, 2.5) is None  # not a WAV: decoded whole instead
+    stereo = tmp_path / "stereo.wav"
+    with wave.open(str(stereo), "wb") as out:
+        out.setnchannels(2)
+        out.setsampwidth(2)
+        out.setframerate(16_000)
+        out.writeframes(b"\0\0" * 2 * 16_000)
+    assert audio_mod.wav_span(stereo, 0.0, 0.5) is None
 
 
 def test_words_flagged_in_two_answers_become_the_learners_list_with_progress(library, tmp_path):

@@ -10,7 +10,7 @@ import streamlit as st
 
 from coach.errors import CoachError
 from coach.practice import Coach, Feedback, Turn, WordScore, escape_md, line_around, word_clip
-from coach.ui import state
+from coach.ui import listening, state
 
 MAX_SHOWN = 5  # the words worth working on first; more would bury the feedback
 
@@ -81,12 +81,18 @@ def _word(coach: Coach, turn: Turn, index: int, word: WordScore, line: str, kore
                 except (CoachError, OSError):
                     st.caption("(your recording is not available)")
         with model:
-            try:
-                st.caption("Slowly")
-                st.audio(_slow(said, coach), format="audio/wav")
-            except CoachError:
-                st.caption("(text-to-speech is not available)")
+            st.caption("Slowly")
+            # a word not said before (0.1-0.2 s each) is made at the end of the page's run: the
+            # scorecard, the follow-up and Record do not wait for it
+            listening.when_made(coach.line_audio_ready(said, slow=True), lambda place: _slow_player(place, said, coach))
         _again(coach, turn, index, word, line)
+
+
+def _slow_player(place, said: str, coach: Coach) -> None:
+    try:
+        place.audio(_slow(said, coach), format="audio/wav")
+    except CoachError:
+        place.caption("(text-to-speech is not available)")
 
 
 @st.cache_data(show_spinner=False, max_entries=256)
