@@ -303,10 +303,10 @@ def _decode_samples(container, head: bytes, max_seconds: float | None) -> np.nda
     return np.concatenate(chunks).astype(np.float32) / 32768.0
 
 
-def wav_span(path: Path, start: float, end: float) -> np.ndarray | None:
-    """Seconds `start` to `end` of a 16 kHz mono 16-bit WAV file (as the app stores recordings),
-    read without decoding the rest: the samples `decode` would give there. None for any other
-    file, which is then decoded whole."""
+def wav_span(path: Path, start: float = 0.0, end: float | None = None) -> np.ndarray | None:
+    """Seconds `start` to `end` (None: the end) of a 16 kHz mono 16-bit WAV file (as the app
+    stores recordings), read without decoding or resampling: the samples `decode` would give
+    there. None for any other file, which is then decoded whole."""
     import wave
 
     try:
@@ -317,7 +317,8 @@ def wav_span(path: Path, start: float, end: float) -> np.ndarray | None:
                 return None
             first = min(max(0, int(start * SAMPLE_RATE)), wav.getnframes())
             wav.setpos(first)
-            data = wav.readframes(max(0, int(end * SAMPLE_RATE) - first))
+            last = wav.getnframes() if end is None else int(end * SAMPLE_RATE)
+            data = wav.readframes(max(0, last - first))
     except (wave.Error, EOFError, OSError):
         return None
     return np.frombuffer(data, dtype="<i2").astype(np.float32) / 32768.0

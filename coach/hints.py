@@ -209,13 +209,15 @@ def term_hints(transcript, audio, vocabulary, *, limit: int = 3, likeness: float
 def _samples(audio) -> np.ndarray | None:
     if isinstance(audio, np.ndarray):
         return audio if audio.size else None
-    from coach.audio import decode
+    from coach.audio import decode, wav_span
     from coach.errors import AudioError
 
-    try:
-        samples = decode(audio).samples
-    except (AudioError, OSError):
-        return None
+    samples = wav_span(Path(audio)) if isinstance(audio, (str, Path)) else None
+    if samples is None:
+        try:
+            samples = decode(audio).samples
+        except (AudioError, OSError):
+            return None
     return samples if samples.size else None
 
 

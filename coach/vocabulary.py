@@ -168,12 +168,13 @@ def misheard_terms(text: str, vocabulary, *, limit: int = 3) -> list[TermSuggest
                     heard = " ".join(parts)
                     if _squash(heard) in known or len(heard) < 3 or heard.isdigit():
                         continue
+                    # the likeness first: it rules out nearly every pair, and costs least
+                    score = max(fuzz.ratio(heard.lower(), term.lower()), fuzz.ratio(_sound(heard), term_sound))
+                    if score < threshold:
+                        continue
                     if _only_parts_of(parts, term) or _inflection(heard, term) or any(
                         _contains_word(p, w) for p in parts for w in re.split(r"[\s\-]+", term) if len(w) > 2
                     ):
-                        continue
-                    score = max(fuzz.ratio(heard.lower(), term.lower()), fuzz.ratio(_sound(heard), term_sound))
-                    if score < threshold:
                         continue
                     best = found.get(heard.lower())
                     if best is None or score > best.score:

@@ -265,6 +265,7 @@ def test_a_stored_wav_is_read_only_around_the_word_with_the_samples_a_decode_giv
     span = audio_mod.wav_span(stored, 1.75, 2.75)
     assert span is not None and span.size == 16_000
     np.testing.assert_array_equal(span, audio_mod.decode(stored).samples[28_000:44_000])
+    np.testing.assert_array_equal(audio_mod.wav_span(stored), audio_mod.decode(stored).samples)  # all of it
     assert pron.word_clip(stored, 2.0, 2.5) == audio_mod.wav_bytes(audio_mod.decode(stored).samples[28_000:44_000])
     assert audio_mod.wav_span(stored, 10.9, 99.0).size < 16_000  # past the end: what there is
     assert audio_mod.wav_span(ASSETS / "jfk.flac", 2.0, 2.5) is None  # not a WAV: decoded whole instead
