@@ -63,6 +63,13 @@ def concurrent_answer(session_id: str) -> ConcurrentAnswerError:
         f"it is kept with the session. Reload the page, or resume with: coach practice --session {session_id}")
 
 
+def pk(turn: Turn) -> int:
+    """A stored turn's primary key (every turn read from the store has one)."""
+    if turn.id is None:
+        raise ValueError("the turn is not stored yet")
+    return turn.id
+
+
 @dataclass
 class SessionView:
     """A session as loaded: its row, card, persona and turns with parsed scorecards. A gesture
@@ -103,6 +110,14 @@ class SessionView:
         if self.turns and self.turns[-1].status not in CLOSED:
             return self.turns[-1]
         return None
+
+    @property
+    def open_turn(self) -> Turn:
+        """The pending turn of a session a gesture answers (`PracticeEngine._active` made sure
+        there is one)."""
+        if self.pending is None:
+            raise SessionFinishedError("this session is finished; start a new one")
+        return self.pending
 
     def scorecards(self) -> list[tuple[Turn, Scorecard]]:
         return [(t, Scorecard.model_validate_json(t.scorecard_json)) for t in self.turns if t.scorecard_json]
@@ -185,6 +200,7 @@ class PracticeEngine:
             next_prompt = (self._next_card_turn(view, turn_ids.index(last.turn_id) + 1)
                            if last.turn_id in turn_ids else None)  # a situation removed from the card since
         else:
+            assert last.scorecard_json is not None  # closed, neither refused nor skipped: scored
             scorecard = Scorecard.model_validate_json(last.scorecard_json)
             next_prompt = self._next(view, last, scorecard, last.answer_text or "")
         log.info("session %s: resuming a turn interrupted after turn %s", session_id, last.position)
@@ -258,7 +274,7 @@ class PracticeEngine:
         return self._attach(self._active(session_id), audio_path)
 
     def _attach(self, view: SessionView, audio_path: str) -> Turn:
-        return view.put(self.store.save_answer(view.pending.id, None, audio_path=audio_path))
+        return view.put(self.store.save_answer(pk(view.open_turn), None, audio_path=audio_path))
 
     # --- spoken answers -------------------------------------------------------------------
 
@@ -325,7 +341,7 @@ class PracticeEngine:
 
             transcript.pronunciation = pronunciation_of(transcript, self.settings, None if live else path)
         transcript.pronunciation_pending = later
-        answered = turn_pk or view.pending.id
+        answered = turn_pk or pk(view.open_turn)
         stored = transcript.model_dump_json()
         result = self._submit(view, transcript.text, transcript_json=stored, timing=transcript.to_timing(),
                               turn_pk=answered)
@@ -374,7 +390,7 @@ class PracticeEngine:
         path = self._keep_recording(view, audio, suffix)
         if transcript is None:
             transcript = stt.transcribe(path, self.settings, self.decode_options(view))
-        view.put(self.store.save_answer(view.pending.id, None, transcript_json=transcript.model_dump_json()))
+        view.put(self.store.save_answer(pk(view.open_turn), None, transcript_json=transcript.model_dump_json()))
         return transcript
 
     def _keep_recording(self, view: SessionView, audio, suffix: str) -> Path:
@@ -392,7 +408,7 @@ class PracticeEngine:
             home = (Path(self.settings.learner_dir) / "audio").resolve()
             if home not in path.resolve().parents:
                 path = copy_audio_file(self.settings.learner_dir, session_id, path, path.suffix or suffix)
-        if view.pending.audio_path != str(path):
+        if view.open_turn.audio_path != str(path):
             self._attach(view, str(path))
         return path
 
@@ -427,16 +443,16 @@ class PracticeEngine:
             from coach.stt import Transcript
 
             timing = Transcript.model_validate_json(turn.transcript_json).to_timing()
-        turn = view.put(self.store.save_answer(turn.id, text))
+        turn = view.put(self.store.save_answer(pk(turn), text))
         later = [t for t in view.turns if t.position > turn.position]
         if later and all(not t.answer_text for t in later) and len(later) == 1 and not view.finished:
             # The follow-up was chosen from the old answer and is not answered yet: choose
             # it again from the corrected one.
-            self.store.delete_turn(later[0].id)
-            view.drop(later[0].id)
+            self.store.delete_turn(pk(later[0]))
+            view.drop(pk(later[0]))
         elif later or view.finished:
             scorecard = self._score(view, turn, text, timing, [])
-            view.put(self.store.save_scorecard(turn.id, scorecard.model_dump_json(exclude_none=True),
+            view.put(self.store.save_scorecard(pk(turn), scorecard.model_dump_json(exclude_none=True),
                                                scorecard.scorer_version))
             result = view.result()
             met = result.met_ids(None if view.card.kind == "interview" else turn.turn_id)
@@ -445,7 +461,7 @@ class PracticeEngine:
             return TurnResult(scorecard, pending.prompt if pending else None, view.finished, [], met, result,
                               result.deltas.get(index), session=view, turn_pk=turn.id,
                               pending_turn=pending.id if pending else None)
-        return self._score_and_continue(view, turn.id, text, timing)
+        return self._score_and_continue(view, pk(turn), text, timing)
 
     def take_back(self, session_id: str, turn_pk: int) -> SessionView:
         """Hands-free, the learner went on with the answer to `turn_pk` after its turn was taken
@@ -460,9 +476,9 @@ class PracticeEngine:
                 or later[0].answer_text or later[0].audio_path):
             raise concurrent_answer(view.id)
         self.store.keep_revision(turn, reason="continued")
-        view.put(self.store.reopen_turn(turn.id, expected_version=turn.version))
-        self.store.delete_turn(later[0].id)
-        view.drop(later[0].id)
+        view.put(self.store.reopen_turn(pk(turn), expected_version=turn.version))
+        self.store.delete_turn(pk(later[0]))
+        view.drop(pk(later[0]))
         return view
 
     def _check_length(self, text: str) -> None:
@@ -501,21 +517,21 @@ class PracticeEngine:
 
             timing = Transcript.model_validate_json(transcript_json).to_timing()
         try:
-            turn = view.put(self.store.save_answer(turn.id, text, transcript_json=transcript_json,
+            turn = view.put(self.store.save_answer(pk(turn), text, transcript_json=transcript_json,
                                                    expected_version=turn.version))
         except ConcurrentAnswerError:
-            raise self._refuse_concurrent(view.id, turn.id, text, transcript_json) from None
+            raise self._refuse_concurrent(view.id, pk(turn), text, transcript_json) from None
         if len(text) > self.settings.max_answer_chars:
             message = (f"the answer is {len(text):,} characters; the limit is "
                        f"{self.settings.max_answer_chars:,}. It is saved; please send a shorter one")
-            view.put(self.store.mark_refused(turn.id, message))
+            view.put(self.store.mark_refused(pk(turn), message))
             again = NextPrompt(turn.turn_id, TurnKind(turn.kind), turn.prompt, criterion=turn.criterion,
                                llm=json.loads(turn.llm_json) if turn.llm_json else None)
             self._ask(view, again, turn.position + 1)
             raise AnswerTooLongError(message)
         if english.is_korean(text):
             self._ask_again_in_english(view, turn)
-        return self._score_and_continue(view, turn.id, text, timing, turn.version, transcript_json)
+        return self._score_and_continue(view, pk(turn), text, timing, turn.version, transcript_json)
 
     def _missing_in_turn(self, view: SessionView, turn: Turn) -> list[str]:
         """The criteria this turn's situation still needs, the follow-up's own criterion first."""
@@ -543,7 +559,7 @@ class PracticeEngine:
         Korean, gives English frames for what the turn still needs, and asks the same question again."""
         missing = self._missing_in_turn(view, turn)
         message = interviewer.say_it_in_english(view.card, missing)
-        view.put(self.store.mark_refused(turn.id, message))
+        view.put(self.store.mark_refused(pk(turn), message))
         again = NextPrompt(turn.turn_id, TurnKind(turn.kind), turn.prompt, criterion=turn.criterion,
                            llm=json.loads(turn.llm_json) if turn.llm_json else None)
         self._ask(view, again, turn.position + 1)
@@ -578,14 +594,14 @@ class PracticeEngine:
     def retry_scoring(self, session_id: str) -> TurnResult:
         """Score a saved answer whose scoring failed earlier."""
         view = self._active(session_id)
-        turn = view.pending
+        turn = view.open_turn
         if not turn.answer_text:
             raise EmptyAnswerError("there is no saved answer to score yet")
         if len(turn.answer_text) > self.settings.max_answer_chars:
             raise AnswerTooLongError(
                 f"the saved answer is {len(turn.answer_text):,} characters; the limit is "
                 f"{self.settings.max_answer_chars:,}. Shorten it and send it again")
-        return self._score_and_continue(view, turn.id, turn.answer_text, None, turn.version, turn.transcript_json)
+        return self._score_and_continue(view, pk(turn), turn.answer_text, None, turn.version, turn.transcript_json)
 
     def save_draft(self, turn_pk: int, text: str) -> Turn:
         """Keep what is typed for a turn not answered yet, so a reload or another tab finds it
@@ -595,7 +611,7 @@ class PracticeEngine:
     def save_transcript(self, session_id: str, transcript_json: str) -> Turn:
         """Keep a recording's transcript with the pending turn, so a reload brings it back."""
         view = self._active(session_id)
-        return view.put(self.store.save_answer(view.pending.id, None, transcript_json=transcript_json))
+        return view.put(self.store.save_answer(pk(view.open_turn), None, transcript_json=transcript_json))
 
     def _active(self, session_id: str, turn_pk: int | None = None) -> SessionView:
         view = self.resume(session_id)
@@ -620,7 +636,7 @@ class PracticeEngine:
         except Exception as exc:  # the answer is saved; the user can retry the scoring
             log.exception("scoring failed for turn %s", turn.id)
             try:
-                view.put(self.store.mark_failed(turn.id, f"scoring failed: {exc}", expected_version=version))
+                view.put(self.store.mark_failed(pk(turn), f"scoring failed: {exc}", expected_version=version))
             except ConcurrentAnswerError:
                 pass  # another writer answered the turn meanwhile; its state stands
             raise CoachError("scoring failed; your answer is saved and can be scored again") from exc
@@ -716,12 +732,12 @@ class PracticeEngine:
     def skip_retry(self, session_id: str) -> SessionView:
         """Move on from an offered retry to the next turn of a meeting card."""
         view = self._active(session_id)
-        pending = view.pending
+        pending = view.open_turn
         if pending.kind != TurnKind.RETRY or pending.answer_text:
             return view
         index = [t.id for t in view.card.turns].index(pending.turn_id) + 1
         next_prompt = self._next_card_turn(view, index)
-        view.put(self.store.mark_skipped(pending.id))
+        view.put(self.store.mark_skipped(pk(pending)))
         if next_prompt is None:
             self._finish(view)
             return view

@@ -111,7 +111,8 @@ def test_a_flagged_word_with_its_tip_and_say_it_again(app_url, tmp_path):
         expect(word).to_contain_text(tip_ko)
         expect(word.get_by_text("You said")).to_be_visible()
         expect(word.get_by_text("Slowly")).to_be_visible()
-        expect(word.locator("audio")).to_have_count(2)  # their word, and the slow one made at the run's end
+        # their word, and the slow one made at the end of the run (not the "Say it again" recorder)
+        expect(word.locator('[data-testid="stAudio"]')).to_have_count(2)
         line = word.get_by_text("Say it again:").first.inner_text().split("“", 1)[1].rsplit("”", 1)[0]
         assert meant in line
         word.scroll_into_view_if_needed()
