@@ -536,7 +536,8 @@ def test_an_image_in_a_card_is_never_rendered(content, monkeypatch):
     card = content / "meetings" / f"{CARD}.md"
     card.write_text(card.read_text().replace("## Situation\n", f"## Situation\n\n{LEAK}\n", 1))
     at = open_page("coach/ui/pages/library.py", {"COACH_CONTENT_DIR": str(content)}, monkeypatch)
-    texts = rendered_texts(at)
+    at.session_state[f"library-{CARD}"] = True  # the learner opens the card: its preview is made
+    texts = rendered_texts(at.run())
     assert any("leak.png" in t for t in texts)
     assert not [t for t in texts if UNESCAPED_IMAGE.search(t)]
 
@@ -598,6 +599,9 @@ def test_an_image_in_a_criterion_is_never_rendered_in_the_author_view(content, m
     at = open_page("coach/ui/pages/library.py", {}, monkeypatch)
     at.toggle(key="author_view").set_value(True).run()
     assert not at.exception, at.exception
+    assert not at.table  # a card's preview is made when the card is opened
+    at.session_state[f"library-{CARD}"] = True  # the learner opens the card
+    at.run()
     assert at.table, "the author view shows the rubric table"
     texts = all_rendered_texts(at)
     assert sum("leak.png" in t for t in texts) >= 3

@@ -93,3 +93,20 @@ def test_markdown_and_html_in_an_own_question_show_as_typed(app_url):
         expect(header).to_be_visible()
         assert "pwned" not in page.title()
         browser.close()
+
+
+def test_a_library_card_shows_its_preview_when_opened(app_url):
+    """The Start page lists the library's cards closed; a card's preview is made when it is opened."""
+    from playwright.sync_api import expect, sync_playwright
+
+    with sync_playwright() as playwright:
+        browser, page = _browser(playwright, "desktop")
+        page.goto(app_url)
+        expect(page.get_by_text("Interview questions (")).to_be_visible()
+        _settled(page)
+        assert page.get_by_text("What a good answer shows").count() == 0  # no preview made before it is opened
+        page.locator('[class*="st-key-library-gpu-cluster-optimization"] summary').click()
+        card = page.locator('[class*="st-key-library-gpu-cluster-optimization"]')
+        expect(card.get_by_text("What a good answer shows")).to_be_visible()
+        expect(card.get_by_role("link", name="Practise this card")).to_be_visible()
+        browser.close()
