@@ -1,6 +1,7 @@
 """A question of the learner's own in a real browser (Debian chromium), issue 20: typed on the
 Start screen as "a story from experience", practised at once, and followed up on what the
-answer missed in words that quote it; Markdown and HTML in a question show as typed.
+answer missed in words that quote it; Markdown and HTML in a question show as typed. On the same
+Start page (sharing this module's server), a library card's preview is made when it is opened.
 
 With REHEARSE_SCREENS=<folder>, it also saves screenshots of the pages it passes through."""
 
