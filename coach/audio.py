@@ -324,6 +324,18 @@ def wav_span(path: Path, start: float = 0.0, end: float | None = None) -> np.nda
     return np.frombuffer(data, dtype="<i2").astype(np.float32) / 32768.0
 
 
+def read_samples(
+    source: bytes | bytearray | memoryview | str | Path, start: float = 0.0, end: float | None = None
+) -> np.ndarray:
+    """Seconds `start` to `end` (None: the end) of a recording, 16 kHz mono float32: a stored WAV
+    is read only there (`wav_span`), anything else decoded whole first. Raises AudioError."""
+    if isinstance(source, (str, Path)):
+        samples = wav_span(Path(source), start, end)
+        if samples is not None:
+            return samples
+    return decode(source).samples[int(start * SAMPLE_RATE) : None if end is None else int(end * SAMPLE_RATE)]
+
+
 def wav_bytes(samples: np.ndarray, rate: int = SAMPLE_RATE) -> bytes:
     """Float samples in [-1, 1] as a 16-bit mono WAV file."""
     import wave

@@ -209,15 +209,13 @@ def term_hints(transcript, audio, vocabulary, *, limit: int = 3, likeness: float
 def _samples(audio) -> np.ndarray | None:
     if isinstance(audio, np.ndarray):
         return audio if audio.size else None
-    from coach.audio import decode, wav_span
+    from coach.audio import read_samples
     from coach.errors import AudioError
 
-    samples = wav_span(Path(audio)) if isinstance(audio, (str, Path)) else None
-    if samples is None:
-        try:
-            samples = decode(audio).samples
-        except (AudioError, OSError):
-            return None
+    try:
+        samples = read_samples(audio)
+    except (AudioError, OSError):
+        return None
     return samples if samples.size else None
 
 

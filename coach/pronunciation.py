@@ -568,11 +568,7 @@ def word_clip(recording: str | Path, start: float, end: float, margin: float = 0
     the scorecard by 0.1 s a word)."""
     from coach import audio as audio_mod
 
-    first, last = max(0.0, start - margin), end + margin
-    samples = audio_mod.wav_span(Path(recording), first, last)
-    if samples is None:
-        samples = audio_mod.decode(Path(recording)).samples[int(first * RATE) : int(last * RATE)]
-    return audio_mod.wav_bytes(samples, RATE)
+    return audio_mod.wav_bytes(audio_mod.read_samples(Path(recording), max(0.0, start - margin), end + margin), RATE)
 
 
 def slow_voice() -> Voice:

@@ -63,6 +63,10 @@ def concurrent_answer(session_id: str) -> ConcurrentAnswerError:
         f"it is kept with the session. Reload the page, or resume with: coach practice --session {session_id}")
 
 
+def session_finished() -> SessionFinishedError:
+    return SessionFinishedError("this session is finished; start a new one")
+
+
 def pk(turn: Turn) -> int:
     """A stored turn's primary key (every turn read from the store has one)."""
     if turn.id is None:
@@ -116,7 +120,7 @@ class SessionView:
         """The pending turn of a session a gesture answers (`PracticeEngine._active` made sure
         there is one)."""
         if self.pending is None:
-            raise SessionFinishedError("this session is finished; start a new one")
+            raise session_finished()
         return self.pending
 
     def scorecards(self) -> list[tuple[Turn, Scorecard]]:
@@ -508,7 +512,7 @@ class PracticeEngine:
         if turn is None or (turn_pk is not None and turn.id != turn_pk) or self._being_scored(turn):
             shown = turn_pk if turn_pk is not None else turn.id if turn is not None else None
             if shown is None:
-                raise SessionFinishedError("this session is finished; start a new one")
+                raise session_finished()
             raise self._refuse_concurrent(view.id, shown, text, transcript_json)
         if transcript_json is None:  # typed: the turn's recording goes with it when its words were sent
             transcript_json = self._spoken_in(turn, text)
@@ -619,7 +623,7 @@ class PracticeEngine:
                 any(t.id == turn_pk for t in view.turns):
             return view  # the prompt the writer saw was answered meanwhile: submit refuses it
         if view.finished or view.pending is None:
-            raise SessionFinishedError("this session is finished; start a new one")
+            raise session_finished()
         return view
 
     def _score(self, view: SessionView, turn: Turn, text: str, timing: SpeechTiming | None,
